@@ -1,0 +1,309 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedServerConfig } from '../config/index.js';
+import { createRedactor } from '../config/index.js';
+import { BerryError, CallTimeoutError, CancelledError, ServerStartError, isBerryError } from '../errors.js';
+import {
+  MachineStdioTransport,
+  closeHttpTransport,
+  createHttpTransport,
+  type Machine,
+} from '../remote/index.js';
+import type { ProgressEvent } from './contract.js';
+import type { LogSink } from './log.js';
+import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+
+const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
+/** A server that pages tools/list forever must not hang discovery. */
+const MAX_TOOL_PAGES = 100;
+/** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
+const HARD_DEADLINE_FACTOR = 10;
+
+export interface OpenConnectionOptions {
+  readonly machine: Machine;
+  readonly config: ResolvedServerConfig;
+  readonly log: LogSink;
+  readonly signal?: AbortSignal;
+}
+
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (event: ProgressEvent) => void;
+}
+
+/** One initialized MCP session with one server. */
+export class ServerConnection {
+  readonly config: ResolvedServerConfig;
+  readonly client: Client;
+  readonly redact: (text: string) => string;
+  /** Called once when the connection can no longer be used (closed, crashed, session expired). */
+  onDead: (() => void) | undefined;
+  readonly #transport: MachineStdioTransport | StreamableHTTPClientTransport;
+  readonly #log: LogSink;
+  #dead = false;
+  #closing: Promise<void> | undefined;
+  #tools: Promise<Tool[]> | undefined;
+
+  private constructor(
+    config: ResolvedServerConfig,
+    client: Client,
+    transport: MachineStdioTransport | StreamableHTTPClientTransport,
+    log: LogSink,
+    redact: (text: string) => string,
+  ) {
+    this.config = config;
+    this.client = client;
+    this.#transport = transport;
+    this.#log = log;
+    this.redact = redact;
+  }
+
+  static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
+    const { config, machine } = options;
+    const redact = createRedactor(config.secrets);
+    const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
+    const started = Date.now();
+    const transport =
+      config.kind === 'stdio'
+        ? new MachineStdioTransport({
+            machine,
+            spec: { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
+            onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
+          })
+        : createHttpTransport({ machine, url: config.url, headers: config.headers });
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const connection = new ServerConnection(config, client, transport, log, redact);
+    client.onclose = () => connection.#markDead('transport closed');
+    client.onerror = (error) => {
+      if (isSessionExpired(error)) connection.#markDead('session expired');
+    };
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      connection.#tools = undefined;
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      const data = notification.params.data;
+      log({
+        server: config.name,
+        kind: 'server-log',
+        message: `[${notification.params.level}] ${typeof data === 'string' ? data : JSON.stringify(data)}`,
+      });
+    });
+
+    log({ server: config.name, kind: 'connecting', message: `connecting to ${config.display}` });
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
+    timer.unref();
+    const onAbort = (): void => ac.abort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
+    } catch (error) {
+      const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
+      // Describe the failure before closing: our own kill must not read as the cause.
+      const startError = connection.#startError(error, started, options.signal?.aborted === true, timedOut);
+      await connection.close('initialization failed');
+      throw startError;
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+    if (transport instanceof MachineStdioTransport) {
+      log({ server: config.name, kind: 'spawned', message: `spawned pid ${transport.pid ?? '?'}` });
+    }
+    const version = client.getServerVersion();
+    log({
+      server: config.name,
+      kind: 'initialized',
+      message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}) in ${Date.now() - started} ms`,
+    });
+    return connection;
+  }
+
+  get dead(): boolean {
+    return this.#dead;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#transport.protocolVersion;
+  }
+
+  /** The server's process id on its machine (stdio only). */
+  get pid(): number | undefined {
+    return this.#transport instanceof MachineStdioTransport ? this.#transport.pid : undefined;
+  }
+
+  /** The whole tool catalog, following tools/list cursors; cached until tools/list_changed. */
+  listTools(signal?: AbortSignal): Promise<Tool[]> {
+    const cached = this.#tools;
+    if (cached) return cached;
+    const fresh = this.#fetchTools(signal);
+    this.#tools = fresh;
+    fresh.catch(() => {
+      if (this.#tools === fresh) this.#tools = undefined;
+    });
+    return fresh;
+  }
+
+  async #fetchTools(signal?: AbortSignal): Promise<Tool[]> {
+    const tools: Tool[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+        const result = await this.client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: this.config.timeoutMs,
+          ...(signal ? { signal } : {}),
+        });
+        tools.push(...result.tools);
+        cursor = result.nextCursor;
+        if (cursor === undefined || seen.has(cursor)) return tools;
+        seen.add(cursor);
+      }
+      return tools;
+    } catch (error) {
+      throw this.#mapError(error, 'tools/list', signal);
+    }
+  }
+
+  async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
+    const timeoutMs = this.config.timeoutMs;
+    const ac = new AbortController();
+    const onAbort = (): void =>
+      ac.abort(new CancelledError(`Call of "${tool}" on server "${this.config.name}" was cancelled.`));
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    // The SDK's maxTotalTimeout is only checked when progress arrives, so keep our own deadline.
+    const hardDeadlineMs = timeoutMs * HARD_DEADLINE_FACTOR;
+    const deadline = setTimeout(() => {
+      ac.abort(
+        new CallTimeoutError(
+          `Call of "${tool}" on server "${this.config.name}" passed its hard deadline of ${hardDeadlineMs / 1000} s (${HARD_DEADLINE_FACTOR}× the ${timeoutMs / 1000} s timeout) and was cancelled.`,
+          hardDeadlineMs,
+        ),
+      );
+    }, hardDeadlineMs);
+    deadline.unref();
+    const onProgress = options.onProgress;
+    try {
+      const result = await this.client.request(
+        { method: 'tools/call', params: { name: tool, arguments: args } },
+        CallToolResultSchema,
+        {
+          signal: ac.signal,
+          timeout: timeoutMs,
+          resetTimeoutOnProgress: true,
+          onprogress: (p) =>
+            onProgress?.({
+              server: this.config.name,
+              tool,
+              progress: p.progress,
+              ...(p.total === undefined ? {} : { total: p.total }),
+              ...(p.message === undefined ? {} : { message: p.message }),
+            }),
+        },
+      );
+      return result as CallToolResult;
+    } catch (error) {
+      throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);
+    } finally {
+      clearTimeout(deadline);
+      options.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  #mapError(error: unknown, operation: string, signal: AbortSignal | undefined): BerryError {
+    if (signal?.aborted && isBerryError(signal.reason)) return signal.reason;
+    if (signal?.aborted) return new CancelledError(`${operation} on server "${this.config.name}" was cancelled.`);
+    const mapped = mapSdkError(error, {
+      server: this.config.name,
+      operation,
+      timeoutMs: this.config.timeoutMs,
+      redact: this.redact,
+      closedDetail: () => this.#closedDetail(),
+    });
+    // A dead session or transport is replaced on the next operation; the call itself is not replayed.
+    if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {
+      this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
+    }
+    return mapped;
+  }
+
+  #closedDetail(): string {
+    if (!(this.#transport instanceof MachineStdioTransport)) return '';
+    const exit = this.#transport.exit;
+    const parts: string[] = [];
+    if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
+    else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
+    const tail = this.#transport.stderrTail;
+    if (tail) parts.push(`stderr:\n${this.redact(tail)}`);
+    return parts.join('; ');
+  }
+
+  #startError(error: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
+    const { config } = this;
+    const durationMs = Date.now() - started;
+    if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
+    const stdio = this.#transport instanceof MachineStdioTransport ? this.#transport : undefined;
+    const exit = stdio?.exit;
+    const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
+    let reason: string;
+    if (timedOut) {
+      reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
+    } else if (exit?.error) {
+      const code = (exit.error as NodeJS.ErrnoException).code;
+      reason =
+        code === 'ENOENT'
+          ? `command not found (or cwd "${config.kind === 'stdio' ? config.cwd : ''}" missing): check "command" and PATH on the target machine`
+          : `could not start: ${this.redact(exit.error.message)}`;
+    } else if (exit?.code !== undefined) {
+      reason = `the server exited with code ${exit.code} during initialization`;
+    } else if (exit?.signal !== undefined) {
+      reason = `the server was killed by ${exit.signal} during initialization`;
+    } else {
+      reason = this.redact(describeCause(error));
+    }
+    return new ServerStartError(
+      `Server "${config.name}" failed to start (${config.display}): ${reason}` +
+        (stderrTail ? `\nstderr (last lines):\n${stderrTail}` : ''),
+      {
+        server: config.name,
+        ...(config.kind === 'stdio' ? { command: config.display } : {}),
+        ...(exit?.code === undefined ? {} : { exitCode: exit.code }),
+        ...(exit?.signal === undefined ? {} : { signal: exit.signal }),
+        stderrTail,
+        durationMs,
+      },
+    );
+  }
+
+  #markDead(reason: string): void {
+    if (this.#dead) return;
+    this.#dead = true;
+    if (!this.#closing) this.#log({ server: this.config.name, kind: 'closed', message: `connection lost: ${reason}` });
+    this.onDead?.();
+    // Reap the process group and pipes even when the server died on its own.
+    void this.close(reason);
+  }
+
+  /** Graceful and idempotent: ends the session (HTTP) or the process group (stdio). */
+  close(reason = 'closed'): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#dead = true;
+      const transport = this.#transport;
+      if (transport instanceof MachineStdioTransport) {
+        await transport.close();
+      } else {
+        await closeHttpTransport(transport);
+      }
+      this.#log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
+    })();
+    return this.#closing;
+  }
+}

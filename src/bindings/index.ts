@@ -1,0 +1,6 @@
+export type * from './contract.js';
+export { ConnectionPool } from './pool.js';
+export type { ConnectionPoolOptions } from './pool.js';
+export { createMcpHost } from './host.js';
+export type { McpHost, McpHostOptions } from './host.js';
+export type { LogEvent, LogSink } from './log.js';

@@ -1,0 +1,156 @@
+import { BerryError } from '../errors.js';
+import type { ServerConnection } from './connection.js';
+
+export interface ConnectionPoolOptions {
+  /** An entry with nothing in flight closes after this long. @default 300000 */
+  readonly idleTimeoutMs?: number;
+}
+
+interface Entry {
+  readonly key: string;
+  readonly promise: Promise<ServerConnection>;
+  connection: ServerConnection | undefined;
+  inFlight: number;
+  idleTimer: NodeJS.Timeout | undefined;
+  /** The config scopes (machine + cwd + config file) whose last read still names this entry. */
+  readonly scopes: Set<string>;
+  retired: boolean;
+}
+
+/**
+ * Shares MCP connections by key: machine identity + connection lifetime + working directory +
+ * resolved-config fingerprint. Nothing else shares a connection. Several hosts may share one pool.
+ */
+export class ConnectionPool {
+  readonly idleTimeoutMs: number;
+  readonly #entries = new Map<string, Entry>();
+  /** Every entry not yet closed, including retired ones still finishing their operations. */
+  readonly #live = new Set<Entry>();
+  #closed = false;
+
+  constructor(options: ConnectionPoolOptions = {}) {
+    const idle = options.idleTimeoutMs ?? 300_000;
+    if (!Number.isFinite(idle) || idle < 0) {
+      throw new TypeError(`idleTimeoutMs must be a non-negative number of milliseconds, got ${String(idle)}`);
+    }
+    this.idleTimeoutMs = idle;
+  }
+
+  /** Number of live entries (connected or connecting). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Runs `fn` on the connection for `key`, opening it with `open` if needed. Concurrent first
+   * uses share one connect; a rejected connect leaves no entry.
+   */
+  async use<T>(
+    key: string,
+    scope: string,
+    open: () => Promise<ServerConnection>,
+    fn: (connection: ServerConnection) => Promise<T>,
+  ): Promise<T> {
+    if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
+    let entry = this.#entries.get(key);
+    if (entry?.connection?.dead) {
+      this.#retire(entry);
+      entry = undefined;
+    }
+    entry ??= this.#create(key, open);
+    entry.scopes.add(scope);
+    entry.inFlight++;
+    if (entry.idleTimer) {
+      clearTimeout(entry.idleTimer);
+      entry.idleTimer = undefined;
+    }
+    try {
+      return await fn(await entry.promise);
+    } finally {
+      entry.inFlight--;
+      this.#settle(entry);
+    }
+  }
+
+  #create(key: string, open: () => Promise<ServerConnection>): Entry {
+    const entry: Entry = {
+      key,
+      promise: open(),
+      connection: undefined,
+      inFlight: 0,
+      idleTimer: undefined,
+      scopes: new Set(),
+      retired: false,
+    };
+    this.#entries.set(key, entry);
+    this.#live.add(entry);
+    entry.promise.then(
+      (connection) => {
+        entry.connection = connection;
+        connection.onDead = () => this.#retire(entry);
+        if (entry.retired || this.#closed) this.#settle(entry);
+      },
+      () => {
+        if (this.#entries.get(key) === entry) this.#entries.delete(key);
+        this.#live.delete(entry);
+      },
+    );
+    return entry;
+  }
+
+  /**
+   * Called after each successful config read of `scope`: entries of that scope whose key is no
+   * longer produced by the config retire, and close once their in-flight operations end.
+   */
+  sync(scope: string, liveKeys: ReadonlySet<string>): void {
+    for (const entry of this.#entries.values()) {
+      if (!entry.scopes.has(scope) || liveKeys.has(entry.key)) continue;
+      entry.scopes.delete(scope);
+      if (entry.scopes.size === 0) this.#retire(entry);
+    }
+  }
+
+  #retire(entry: Entry): void {
+    if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+    entry.retired = true;
+    this.#settle(entry);
+  }
+
+  #settle(entry: Entry): void {
+    if (entry.inFlight > 0) return;
+    if (entry.retired || this.#closed) {
+      if (entry.idleTimer) clearTimeout(entry.idleTimer);
+      entry.idleTimer = undefined;
+      this.#closeEntry(entry, this.#closed ? 'host closed' : 'config changed');
+      return;
+    }
+    if (entry.idleTimer || !entry.connection) return;
+    entry.idleTimer = setTimeout(() => {
+      entry.idleTimer = undefined;
+      if (entry.inFlight > 0) return;
+      if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
+      this.#closeEntry(entry, `idle for ${this.idleTimeoutMs} ms`);
+    }, this.idleTimeoutMs);
+    entry.idleTimer.unref();
+  }
+
+  #closeEntry(entry: Entry, reason: string): void {
+    this.#live.delete(entry);
+    void entry.connection?.close(reason);
+  }
+
+  /** Closes every connection, including ones still connecting or finishing. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const entries = [...this.#live];
+    this.#live.clear();
+    this.#entries.clear();
+    await Promise.all(
+      entries.map(async (entry) => {
+        if (entry.idleTimer) clearTimeout(entry.idleTimer);
+        const connection = await entry.promise.catch(() => undefined);
+        await connection?.close('host closed');
+      }),
+    );
+  }
+}

@@ -1,0 +1,73 @@
+import { BerryError } from '../errors.js';
+import type { CallRequest, DescribeRequest, ListRequest } from './contract.js';
+
+function invalid(operation: string, message: string): BerryError {
+  return new BerryError('MCP_INVALID_ARGUMENT', `${operation}: ${message}`);
+}
+
+function requireObject(operation: string, value: unknown, example: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalid(operation, `expected an object such as ${example}, got ${describeType(value)}.`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function checkKeys(operation: string, request: Record<string, unknown>, allowed: readonly string[]): void {
+  for (const key of Object.keys(request)) {
+    if (!allowed.includes(key)) {
+      throw invalid(operation, `unknown field "${key}"; allowed: ${allowed.join(', ')}.`);
+    }
+  }
+}
+
+function optionalString(operation: string, request: Record<string, unknown>, key: string): string | undefined {
+  const value = request[key];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw invalid(operation, `"${key}" must be a non-empty string, got ${describeType(value)}.`);
+  }
+  return value;
+}
+
+function requiredString(operation: string, request: Record<string, unknown>, key: string): string {
+  const value = optionalString(operation, request, key);
+  if (value === undefined) throw invalid(operation, `"${key}" is required.`);
+  return value;
+}
+
+export function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'string' ? `the string ${JSON.stringify(value.slice(0, 40))}` : `a ${typeof value}`;
+}
+
+export function validateListRequest(value: unknown): ListRequest {
+  const operation = 'mcp_list';
+  const request = requireObject(operation, value, '{} or { server: "docs" }');
+  checkKeys(operation, request, ['server']);
+  const server = optionalString(operation, request, 'server');
+  return server === undefined ? {} : { server };
+}
+
+export function validateDescribeRequest(value: unknown): DescribeRequest {
+  const operation = 'mcp_describe';
+  const request = requireObject(operation, value, '{ server: "docs", tool: "search" }');
+  checkKeys(operation, request, ['server', 'tool']);
+  const server = requiredString(operation, request, 'server');
+  const tool = optionalString(operation, request, 'tool');
+  return tool === undefined ? { server } : { server, tool };
+}
+
+export function validateCallRequest(value: unknown): Required<CallRequest> {
+  const operation = 'mcp_call';
+  const request = requireObject(operation, value, '{ server: "docs", tool: "search", arguments: {} }');
+  checkKeys(operation, request, ['server', 'tool', 'arguments']);
+  const server = requiredString(operation, request, 'server');
+  const tool = requiredString(operation, request, 'tool');
+  const args = request['arguments'] ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw invalid(operation, `"arguments" must be an object of the tool's parameters, got ${describeType(args)}.`);
+  }
+  return { server, tool, arguments: args as Record<string, unknown> };
+}

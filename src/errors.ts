@@ -1,0 +1,149 @@
+/**
+ * Typed errors with stable codes. Every failure berry-mcp reports is a BerryError; callers and
+ * scripts branch on `code`, never on message text.
+ */
+
+export type BerryErrorCode =
+  | 'MCP_CONFIG_INVALID'
+  | 'MCP_ENV_MISSING'
+  | 'MCP_UNKNOWN_SERVER'
+  | 'MCP_UNKNOWN_TOOL'
+  | 'MCP_SERVER_DISABLED'
+  | 'MCP_INVALID_ARGUMENT'
+  | 'MCP_CONNECT_FAILED'
+  | 'MCP_TIMEOUT'
+  | 'MCP_CANCELLED'
+  | 'MCP_TRANSPORT_CLOSED'
+  | 'MCP_SESSION_EXPIRED'
+  | 'MCP_PROTOCOL_ERROR'
+  | 'MCP_HOST_CLOSED'
+  | 'MACHINE_UNAVAILABLE'
+  | 'SCRIPT_ERROR'
+  | 'SCRIPT_TIMEOUT'
+  | 'SCRIPT_MEMORY_LIMIT'
+  | 'SCRIPT_ABORTED'
+  | 'SCRIPT_SETUP_FAILED';
+
+const BRAND = Symbol.for('berry-mcp.error');
+
+export interface BerryErrorOptions {
+  readonly cause?: unknown;
+}
+
+export class BerryError extends Error {
+  readonly code: BerryErrorCode;
+  declare readonly [BRAND]: true;
+
+  constructor(code: BerryErrorCode, message: string, options: BerryErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+/** True for any BerryError, across realms and duplicated copies of this module. */
+export function isBerryError(value: unknown): value is BerryError {
+  return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+export class ConfigError extends BerryError {
+  readonly file: string;
+  readonly server: string | undefined;
+  readonly jsonPath: string | undefined;
+  readonly line: number | undefined;
+  readonly column: number | undefined;
+
+  constructor(
+    message: string,
+    details: { file: string; server?: string; jsonPath?: string; line?: number; column?: number },
+    options?: BerryErrorOptions,
+  ) {
+    super('MCP_CONFIG_INVALID', message, options);
+    this.file = details.file;
+    this.server = details.server;
+    this.jsonPath = details.jsonPath;
+    this.line = details.line;
+    this.column = details.column;
+  }
+}
+
+export class EnvVarMissingError extends BerryError {
+  readonly names: readonly string[];
+  readonly server: string;
+  readonly file: string;
+
+  constructor(message: string, details: { names: readonly string[]; server: string; file: string }) {
+    super('MCP_ENV_MISSING', message);
+    this.names = details.names;
+    this.server = details.server;
+    this.file = details.file;
+  }
+}
+
+export class ServerStartError extends BerryError {
+  readonly server: string;
+  readonly command: string | undefined;
+  readonly exitCode: number | undefined;
+  readonly signal: string | undefined;
+  readonly stderrTail: string;
+  readonly durationMs: number;
+
+  constructor(
+    message: string,
+    details: {
+      server: string;
+      command?: string;
+      exitCode?: number;
+      signal?: string;
+      stderrTail?: string;
+      durationMs: number;
+    },
+    options?: BerryErrorOptions,
+  ) {
+    super('MCP_CONNECT_FAILED', message, options);
+    this.server = details.server;
+    this.command = details.command;
+    this.exitCode = details.exitCode;
+    this.signal = details.signal;
+    this.stderrTail = details.stderrTail ?? '';
+    this.durationMs = details.durationMs;
+  }
+}
+
+export class CallTimeoutError extends BerryError {
+  readonly timeoutMs: number;
+
+  constructor(message: string, timeoutMs: number, options?: BerryErrorOptions) {
+    super('MCP_TIMEOUT', message, options);
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+export class CancelledError extends BerryError {
+  constructor(message: string, options?: BerryErrorOptions) {
+    super('MCP_CANCELLED', message, options);
+  }
+}
+
+export class TransportClosedError extends BerryError {
+  readonly stderrTail: string;
+
+  constructor(message: string, stderrTail = '', options?: BerryErrorOptions) {
+    super('MCP_TRANSPORT_CLOSED', message, options);
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** The server answered with a JSON-RPC error: it said no (as opposed to: we could not ask). */
+export class ProtocolError extends BerryError {
+  readonly rpcCode: number;
+
+  constructor(message: string, rpcCode: number, options?: BerryErrorOptions) {
+    super('MCP_PROTOCOL_ERROR', message, options);
+    this.rpcCode = rpcCode;
+  }
+}

@@ -1,0 +1,6 @@
+export type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
+export { LocalMachine } from './local-machine.js';
+export { MachineStdioTransport } from './stdio-transport.js';
+export type { MachineStdioTransportOptions, StdioShutdownOptions } from './stdio-transport.js';
+export { closeHttpTransport, createHttpTransport, createMachineFetch } from './http-transport.js';
+export type { HttpTransportOptions } from './http-transport.js';

@@ -1,0 +1,59 @@
+import type { Readable, Writable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+
+/** What to run on a machine. `env` holds additions to the machine's own environment. */
+export interface SpawnSpec {
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to (and overriding) the machine's inherited environment. Never put on a command line. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Absolute working directory on the machine. */
+  readonly cwd: string;
+}
+
+export interface ProcessExit {
+  /** Exit code, or undefined when the process was killed by a signal or never started. */
+  readonly code: number | undefined;
+  readonly signal: string | undefined;
+  /** Set when the process could not be started at all (e.g. ENOENT). */
+  readonly error: Error | undefined;
+}
+
+/** A process running in its own process group on some machine. */
+export interface MachineProcess {
+  /** The process (and process-group) id on its machine, when known. */
+  readonly pid: number | undefined;
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  /** Settles once when the process has exited (or failed to start). Never rejects. */
+  readonly exited: Promise<ProcessExit>;
+  /** Sends `signal` to the whole process group, escaped descendants included. Never throws. */
+  killGroup(signal: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+/**
+ * Where things happen: the local machine or a remote one. Config files, `${VAR}` values,
+ * stdio servers and HTTP requests all belong to the target machine.
+ */
+export interface Machine {
+  /** Stable identity of the machine (e.g. `local`, `ssh:user@host:22`). */
+  readonly identity: string;
+  /**
+   * Makes sure the machine is reachable and returns the id of the current connection lifetime.
+   * It changes when the underlying connection (SSH) is replaced; constant for the local machine.
+   */
+  lifetime(signal?: AbortSignal): Promise<string>;
+  /** The login environment of the machine (read once per connection lifetime). */
+  env(signal?: AbortSignal): Promise<Readonly<Record<string, string>>>;
+  /** The home directory of the user on the machine. */
+  homeDir(signal?: AbortSignal): Promise<string>;
+  /** Reads a UTF-8 file; `undefined` when it does not exist. */
+  readFile(path: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Starts a process in its own process group. Startup failures surface through `exited`. */
+  spawn(spec: SpawnSpec): Promise<MachineProcess>;
+  /** An undici dispatcher whose connections originate from the machine (its DNS, its localhost). */
+  dispatcher(): Dispatcher;
+  /** Releases the machine's own resources (an SSH connection). Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,200 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
+import { TailBuffer } from './stderr-tail.js';
+
+export interface StdioShutdownOptions {
+  /** After stdin ends, how long the server may take to exit on its own. @default 300 */
+  readonly stdinGraceMs?: number;
+  /** After SIGTERM to the group, how long before SIGKILL. @default 1000 */
+  readonly termGraceMs?: number;
+  /** After the server exits, how long its pipes may keep delivering (a grandchild may hold them). @default 200 */
+  readonly drainMs?: number;
+}
+
+export interface MachineStdioTransportOptions {
+  readonly machine: Machine;
+  readonly spec: SpawnSpec;
+  /** Every stderr chunk, as text, for diagnostics. */
+  readonly onStderr?: (text: string) => void;
+  /** @default 4096 */
+  readonly stderrTailBytes?: number;
+  readonly shutdown?: StdioShutdownOptions;
+}
+
+/**
+ * MCP over a process's stdin/stdout on any Machine. The process runs in its own process group;
+ * shutdown is stdin end → grace → SIGTERM to the group → grace → SIGKILL to the group, and pipe
+ * draining is bounded so a descendant holding stdout cannot hang close.
+ */
+export class MachineStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  sessionId?: string;
+
+  readonly #options: MachineStdioTransportOptions;
+  readonly #readBuffer = new ReadBuffer();
+  readonly #stderrTail: TailBuffer;
+  #process: MachineProcess | undefined;
+  #exit: ProcessExit | undefined;
+  #closing: Promise<void> | undefined;
+  #closedNotified = false;
+  #protocolVersion: string | undefined;
+
+  constructor(options: MachineStdioTransportOptions) {
+    this.#options = options;
+    this.#stderrTail = new TailBuffer(options.stderrTailBytes ?? 4096);
+  }
+
+  get pid(): number | undefined {
+    return this.#process?.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exit(): ProcessExit | undefined {
+    return this.#exit;
+  }
+
+  get stderrTail(): string {
+    return this.#stderrTail.text();
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#protocolVersion;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  async start(): Promise<void> {
+    if (this.#process) throw new Error('MachineStdioTransport already started');
+    const child = await this.#options.machine.spawn(this.#options.spec);
+    this.#process = child;
+    // EPIPE after the server died surfaces through `exited`; the stream error itself is noise.
+    child.stdin.on('error', () => {});
+    child.stdout.on('error', () => {});
+    child.stderr.on('error', () => {});
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.#stderrTail.push(chunk);
+      this.#options.onStderr?.(chunk.toString('utf8'));
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      this.#readBuffer.append(chunk);
+      this.#drainMessages();
+    });
+    void child.exited.then((exit) => {
+      this.#exit = exit;
+      void this.#afterExit();
+    });
+  }
+
+  #drainMessages(): void {
+    for (;;) {
+      let message: JSONRPCMessage | null;
+      try {
+        message = this.#readBuffer.readMessage();
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      if (message === null) return;
+      this.onmessage?.(message);
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.#process?.stdin;
+    if (!stdin || this.#exit || this.#closing || stdin.destroyed || !stdin.writable) {
+      throw new Error('Not connected');
+    }
+    if (!stdin.write(serializeMessage(message))) {
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          stdin.off('drain', done);
+          stdin.off('close', done);
+          resolve();
+        };
+        stdin.on('drain', done);
+        stdin.on('close', done);
+      });
+    }
+  }
+
+  // The server exited on its own (crash or stdin end): take down what is left of its group.
+  async #afterExit(): Promise<void> {
+    const child = this.#process;
+    if (!child) return;
+    await this.#boundedDrain(child);
+    child.killGroup('SIGKILL');
+    this.#destroyPipes(child);
+    this.#notifyClosed();
+  }
+
+  async #boundedDrain(child: MachineProcess): Promise<void> {
+    if (child.stdout.readableEnded || child.stdout.destroyed) return;
+    const drainMs = this.#options.shutdown?.drainMs ?? 200;
+    const ac = new AbortController();
+    await Promise.race([
+      new Promise((resolve) => child.stdout.once('close', resolve)),
+      delay(drainMs, undefined, { signal: ac.signal, ref: false }).catch(() => {}),
+    ]);
+    ac.abort();
+  }
+
+  #destroyPipes(child: MachineProcess): void {
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
+
+  #notifyClosed(): void {
+    if (this.#closedNotified) return;
+    this.#closedNotified = true;
+    this.#readBuffer.clear();
+    this.onclose?.();
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    const child = this.#process;
+    if (!child) {
+      this.#notifyClosed();
+      return;
+    }
+    const shutdown = this.#options.shutdown ?? {};
+    const exited = child.exited;
+    child.stdin.end();
+    if (!(await settlesWithin(exited, shutdown.stdinGraceMs ?? 300))) {
+      child.killGroup('SIGTERM');
+      if (!(await settlesWithin(exited, shutdown.termGraceMs ?? 1000))) {
+        child.killGroup('SIGKILL');
+        await settlesWithin(exited, 5000);
+      }
+    }
+    await this.#boundedDrain(child);
+    // Descendants that escaped the server's own shutdown still share its process group.
+    child.killGroup('SIGKILL');
+    this.#destroyPipes(child);
+    this.#notifyClosed();
+  }
+}
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const ac = new AbortController();
+  try {
+    return await Promise.race([
+      promise.then(() => true),
+      delay(ms, false, { signal: ac.signal, ref: false }),
+    ]);
+  } finally {
+    ac.abort();
+  }
+}
