@@ -1,0 +1,15 @@
+/**
+ * The config layer: the mcp.json file on the target machine, validated and resolved.
+ */
+export { loadConfig } from './load.js';
+export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
+export { createRedactor } from './redact.js';
+export type {
+  LoadConfigOptions,
+  LoadedConfig,
+  ResolvedCommon,
+  ResolvedHttpConfig,
+  ResolvedServerConfig,
+  ResolvedStdioConfig,
+  ServerSlot,
+} from './types.js';

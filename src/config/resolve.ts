@@ -1,0 +1,188 @@
+/**
+ * From a validated entry to a resolved one: `${NAME}` expanded, paths made absolute, the URL
+ * checked, and the fingerprint, secrets and display label computed.
+ */
+import { EnvVarMissingError, type ConfigError } from '../errors.js';
+import { resolveMachinePath } from './config-path.js';
+import { createExpandContext, expandVars, hasReference, type ExpandContext } from './expand-env.js';
+import { fingerprint } from './fingerprint.js';
+import { indexPath, memberPath } from './json-path.js';
+import { serverConfigError, type Problem } from './problems.js';
+import type { ResolvedHttpConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
+import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate.js';
+
+export const MAX_INIT_TIMEOUT_MS = 30_000;
+const MIN_SECRET_LENGTH = 4;
+const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
+
+export interface ResolveContext {
+  /** Absolute path of the config file (for messages). */
+  readonly file: string;
+  /** The machine's environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The working directory option (absolute). */
+  readonly cwd: string;
+  /** The machine's home directory; needed only by a stdio entry with a `cwd`. */
+  readonly home: string | undefined;
+}
+
+export type Resolution =
+  | { readonly ok: true; readonly config: ResolvedServerConfig }
+  | { readonly ok: false; readonly error: ConfigError | EnvVarMissingError };
+
+/** Resolves an enabled entry, or returns the one error that keeps it from running. */
+export function resolveEntry(entry: ValidEntry, context: ResolveContext): Resolution {
+  const expand = createExpandContext(context.env);
+  const problems: Problem[] = [];
+  const config =
+    entry.kind === 'stdio'
+      ? resolveStdio(entry, context, expand, problems)
+      : resolveHttp(entry, expand, problems);
+  // Precedence: a syntax fix in the file, then the variables to set, then the values themselves
+  // (which are meaningless while a variable is missing).
+  if (expand.problems.length > 0) {
+    return { ok: false, error: serverConfigError(context.file, entry.name, expand.problems) };
+  }
+  if (expand.missing.size > 0) {
+    return { ok: false, error: missingVariablesError(context.file, entry.name, expand.missing) };
+  }
+  if (problems.length > 0) {
+    return { ok: false, error: serverConfigError(context.file, entry.name, problems) };
+  }
+  return { ok: true, config };
+}
+
+function resolveStdio(
+  entry: ValidStdioEntry,
+  context: ResolveContext,
+  expand: ExpandContext,
+  problems: Problem[],
+): ResolvedStdioConfig {
+  const base = entry.jsonPath;
+  const commandPath = memberPath(base, 'command');
+  const command = expandVars(entry.command, commandPath, expand);
+  if (command === '') problems.push({ jsonPath: commandPath, text: `${commandPath} is empty after substituting variables` });
+
+  const argsPath = memberPath(base, 'args');
+  const args = entry.args.map((arg, index) => {
+    const value = expandVars(arg, indexPath(argsPath, index), expand);
+    // spawn rejects NUL with a message that quotes the value
+    if (value.includes('\0')) problems.push(nulProblem(indexPath(argsPath, index)));
+    return value;
+  });
+
+  const envPath = memberPath(base, 'env');
+  const env = expandRecord(entry.env, envPath, expand, (path, value) =>
+    value.includes('\0') ? nulProblem(path) : undefined,
+  );
+  problems.push(...env.problems);
+
+  let cwd = context.cwd;
+  if (entry.cwd !== undefined) {
+    const cwdPath = memberPath(base, 'cwd');
+    const written = expandVars(entry.cwd, cwdPath, expand);
+    if (written === '') problems.push({ jsonPath: cwdPath, text: `${cwdPath} is empty after substituting variables` });
+    else cwd = resolveMachinePath(written, context.cwd, context.home);
+  }
+
+  const timeoutMs = entry.timeoutMs;
+  return Object.freeze<ResolvedStdioConfig>({
+    kind: 'stdio',
+    name: entry.name,
+    command,
+    args: Object.freeze(args),
+    env: env.record,
+    cwd,
+    timeoutMs,
+    initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs }),
+    secrets: secretsOf(env.record, expand.substituted),
+    display: [entry.command, ...entry.args].join(' '),
+  });
+}
+
+function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Problem[]): ResolvedHttpConfig {
+  const urlPath = memberPath(entry.jsonPath, 'url');
+  const url = expandVars(entry.url, urlPath, expand);
+  if (!isHttpUrl(url)) {
+    // Quote the URL as written: the expanded one may contain a secret.
+    const note = hasReference(entry.url) ? ' (after substituting variables)' : '';
+    problems.push({
+      jsonPath: urlPath,
+      text: `${urlPath} must be an absolute http:// or https:// URL, got ${JSON.stringify(entry.url)}${note}`,
+    });
+  }
+  const headersPath = memberPath(entry.jsonPath, 'headers');
+  const headers = expandRecord(entry.headers, headersPath, expand, (path, value) =>
+    // undici rejects these with a message that may quote the value
+    HEADER_VALUE_FORBIDDEN.test(value)
+      ? { jsonPath: path, text: `${path} contains a line break or NUL character, which HTTP headers cannot carry` }
+      : undefined,
+  );
+  problems.push(...headers.problems);
+
+  const timeoutMs = entry.timeoutMs;
+  return Object.freeze<ResolvedHttpConfig>({
+    kind: 'http',
+    name: entry.name,
+    url,
+    headers: headers.record,
+    timeoutMs,
+    initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs }),
+    secrets: secretsOf(headers.record, expand.substituted),
+    display: entry.url,
+  });
+}
+
+/** Expands the values of an env or headers object into a frozen null-prototype record. */
+function expandRecord(
+  pairs: readonly (readonly [string, string])[],
+  path: string,
+  expand: ExpandContext,
+  check: (path: string, value: string) => Problem | undefined,
+): { record: Readonly<Record<string, string>>; problems: Problem[] } {
+  const record = Object.create(null) as Record<string, string>;
+  const problems: Problem[] = [];
+  for (const [name, raw] of pairs) {
+    const itemPath = memberPath(path, name);
+    const value = expandVars(raw, itemPath, expand);
+    const problem = check(itemPath, value);
+    if (problem !== undefined) problems.push(problem);
+    record[name] = value;
+  }
+  return { record: Object.freeze(record), problems };
+}
+
+function nulProblem(path: string): Problem {
+  return { jsonPath: path, text: `${path} contains a NUL character` };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolved env or header values plus substituted values: deduplicated, short ones skipped. */
+function secretsOf(values: Readonly<Record<string, string>>, substituted: readonly string[]): readonly string[] {
+  const secrets = new Set<string>();
+  for (const value of Object.values(values)) if (value.length >= MIN_SECRET_LENGTH) secrets.add(value);
+  for (const value of substituted) if (value.length >= MIN_SECRET_LENGTH) secrets.add(value);
+  return Object.freeze([...secrets]);
+}
+
+function missingVariablesError(file: string, server: string, missing: ReadonlySet<string>): EnvVarMissingError {
+  const names = Object.freeze([...missing].sort());
+  const what =
+    names.length === 1
+      ? `environment variable ${names[0]} is`
+      : `environment variables ${names.join(', ')} are`;
+  return new EnvVarMissingError(
+    `Server ${JSON.stringify(server)}: ${what} not set on the target machine (used in ${file}). Set ${names.length === 1 ? 'it' : 'them'} or edit the entry.`,
+    { names, server, file },
+  );
+}

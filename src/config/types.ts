@@ -1,0 +1,73 @@
+/**
+ * The public shapes of the config layer: what `loadConfig` takes and what it hands back.
+ */
+import type { ConfigError, EnvVarMissingError } from '../errors.js';
+import type { Machine } from '../remote/machine.js';
+
+export interface LoadConfigOptions {
+  /** The machine that owns the file, the `${VAR}` values, the home directory and the servers. */
+  readonly machine: Machine;
+  /** Absolute working directory on the machine: relative paths and stdio servers start here. */
+  readonly cwd: string;
+  /**
+   * Path of the config file on the machine. A leading `~` or `~/` means the machine's home
+   * directory; a relative path resolves against `cwd`. Blank means the default.
+   * @default '~/.config/berry/mcp.json'
+   */
+  readonly configPath?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface LoadedConfig {
+  /** Absolute path of the file on the machine. */
+  readonly path: string;
+  /** False when the file does not exist: then there are no servers (not an error). */
+  readonly exists: boolean;
+  /** One slot per entry of `mcpServers`, in file order. */
+  readonly servers: readonly ServerSlot[];
+}
+
+export type ServerSlot =
+  | { readonly name: string; readonly status: 'ok'; readonly config: ResolvedServerConfig }
+  | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
+  | {
+      readonly name: string;
+      readonly status: 'error';
+      readonly error: ConfigError | EnvVarMissingError;
+    };
+
+export interface ResolvedCommon {
+  readonly name: string;
+  /** The entry's `timeout` (seconds) in milliseconds. @default 60000 */
+  readonly timeoutMs: number;
+  /** Initialization deadline: `min(timeoutMs, 30000)`. */
+  readonly initTimeoutMs: number;
+  /**
+   * Hex SHA-256 of the canonical resolved entry, name excluded: equal fingerprints may share a
+   * connection. An in-process key only; never show it.
+   */
+  readonly fingerprint: string;
+  /** Values to redact from anything shown: resolved env and header values, substituted values. */
+  readonly secrets: readonly string[];
+  /** Safe human label: the command line or URL as written in the file (`${VAR}` unexpanded). */
+  readonly display: string;
+}
+
+export interface ResolvedStdioConfig extends ResolvedCommon {
+  readonly kind: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the machine's inherited environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** Absolute working directory on the machine. */
+  readonly cwd: string;
+}
+
+export interface ResolvedHttpConfig extends ResolvedCommon {
+  readonly kind: 'http';
+  /** An absolute http: or https: URL. */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type ResolvedServerConfig = ResolvedStdioConfig | ResolvedHttpConfig;
