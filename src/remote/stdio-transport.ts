@@ -6,7 +6,7 @@ import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.
 import { TailBuffer } from './stderr-tail.js';
 
 export interface StdioShutdownOptions {
-  /** After stdin ends, how long the server may take to exit on its own. @default 300 */
+  /** After stdin ends, how long the server may take to exit on its own. @default 150 */
   readonly stdinGraceMs?: number;
   /** After SIGTERM to the group, how long before SIGKILL. @default 1000 */
   readonly termGraceMs?: number;
@@ -172,7 +172,7 @@ export class MachineStdioTransport implements Transport {
     const shutdown = this.#options.shutdown ?? {};
     const exited = child.exited;
     child.stdin.end();
-    if (!(await settlesWithin(exited, shutdown.stdinGraceMs ?? 300))) {
+    if (!(await settlesWithin(exited, shutdown.stdinGraceMs ?? 150))) {
       child.killGroup('SIGTERM');
       if (!(await settlesWithin(exited, shutdown.termGraceMs ?? 1000))) {
         child.killGroup('SIGKILL');
