@@ -4,3 +4,6 @@ export { MachineStdioTransport } from './stdio-transport.js';
 export type { MachineStdioTransportOptions, StdioShutdownOptions } from './stdio-transport.js';
 export { closeHttpTransport, createHttpTransport, createMachineFetch } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
+export { SshMachine } from './ssh-machine.js';
+export type { LifetimeEndEvent, LifetimeEndListener } from './ssh-machine.js';
+export type { SshMachineOptions } from './ssh-options.js';

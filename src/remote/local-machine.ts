@@ -72,6 +72,10 @@ export class LocalMachine implements Machine {
     return this.#agent;
   }
 
+  async release(): Promise<void> {
+    // Nothing to reconnect locally.
+  }
+
   async close(): Promise<void> {
     const agent = this.#agent;
     this.#agent = undefined;

@@ -54,6 +54,11 @@ export interface Machine {
   spawn(spec: SpawnSpec): Promise<MachineProcess>;
   /** An undici dispatcher whose connections originate from the machine (its DNS, its localhost). */
   dispatcher(): Dispatcher;
-  /** Releases the machine's own resources (an SSH connection). Idempotent. */
+  /**
+   * Ends the current connection (SSH), if any, without closing the machine: the next call
+   * reconnects with a new lifetime. Used when nothing has run on the machine for a while.
+   */
+  release(): Promise<void>;
+  /** Releases the machine's own resources (an SSH connection) for good. Idempotent. */
   close(): Promise<void>;
 }

@@ -54,6 +54,8 @@ export class TempMachine implements Machine {
     throw new Error('not used');
   }
 
+  async release(): Promise<void> {}
+
   async close(): Promise<void> {}
 }
 
