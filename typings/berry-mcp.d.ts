@@ -1,0 +1,412 @@
+/**
+ * berry-mcp script API: the globals a berry-mcp script sees.
+ *
+ * A script is the body of an async function: top-level `await` works, MCP servers are reached
+ * through `tools.mcp_list`, `tools.mcp_describe` and `tools.mcp_call`, and outputs are appended
+ * with `text()` and `image()`. There is no Node and no DOM in the sandbox.
+ *
+ * Use it from a script file with
+ *
+ *     /// <reference types="berry-mcp/script" />
+ *
+ * or for a whole folder of scripts with a tsconfig.json such as
+ *
+ *     {
+ *       "compilerOptions": {
+ *         "target": "ES2022", "module": "preserve", "moduleDetection": "force",
+ *         "lib": ["ES2023"], "types": ["berry-mcp/script"],
+ *         "allowJs": true, "checkJs": true, "strict": true, "noEmit": true
+ *       }
+ *     }
+ *
+ * or on the command line, without a tsconfig:
+ *
+ *     tsc --noEmit --allowJs --checkJs --strict --target es2022 --module preserve \
+ *         --moduleDetection force --lib es2023 script.js [berry-mcp.servers.d.ts]
+ *
+ * `moduleDetection: "force"` makes every script a module (so top-level `await` is allowed and
+ * scripts do not share top-level names) without an `export` the sandbox would reject.
+ * `module: "preserve"` (TypeScript 5.4 or later; before: `"module": "esnext", "moduleResolution":
+ * "bundler"`) resolves `berry-mcp/script` through the package's exports. `lib` without `"dom"`
+ * and no Node types: neither exists in the sandbox. A top-level `return` works in the sandbox but
+ * tsc rejects it (TS1108): report results with `text()`.
+ *
+ * Server-specific types: `berry-mcp typings -o berry-mcp.servers.d.ts` writes a file that fills
+ * `BerryMcp.Servers`; include it next to the scripts and `tools.mcp_call` checks server and tool
+ * names, arguments and `structuredContent` against the servers' schemas. Without that file any
+ * server and tool name is accepted and arguments are `Record<string, unknown>`.
+ *
+ * The names of the request and result types match berry-mcp's host contract
+ * (`src/bindings/contract.ts`); a test keeps the two in step.
+ */
+declare namespace BerryMcp {
+  // ---------------------------------------------------------------------------------------------
+  // Errors
+
+  /** The stable code of every error berry-mcp reports. Branch on it, never on message text. */
+  type ErrorCode =
+    | 'MCP_CONFIG_INVALID'
+    | 'MCP_ENV_MISSING'
+    | 'MCP_UNKNOWN_SERVER'
+    | 'MCP_UNKNOWN_TOOL'
+    | 'MCP_SERVER_DISABLED'
+    | 'MCP_INVALID_ARGUMENT'
+    | 'MCP_CONNECT_FAILED'
+    | 'MCP_TIMEOUT'
+    | 'MCP_CANCELLED'
+    | 'MCP_TRANSPORT_CLOSED'
+    | 'MCP_SESSION_EXPIRED'
+    | 'MCP_PROTOCOL_ERROR'
+    | 'MCP_HOST_CLOSED'
+    | 'MACHINE_UNAVAILABLE'
+    | 'SCRIPT_ERROR'
+    | 'SCRIPT_TIMEOUT'
+    | 'SCRIPT_MEMORY_LIMIT'
+    | 'SCRIPT_ABORTED'
+    | 'SCRIPT_SETUP_FAILED';
+
+  /**
+   * What an operation rejects with when the host could not do it (unknown server, connection
+   * failure, timeout...): an `Error` with a stable `code`. Arguments that are not JSON data
+   * reject with a plain `TypeError` (no `code`). A tool that reports an error does not reject:
+   * its result has `isError: true`.
+   *
+   * @example
+   * try { await tools.mcp_call({ server: "docs", tool: "search", arguments: {} }); }
+   * catch (e) { if ((e as BerryMcp.ScriptError).code === "MCP_TIMEOUT") text("timed out"); }
+   */
+  interface ScriptError extends Error {
+    readonly code?: ErrorCode;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // MCP content blocks (as the MCP SDK parses them)
+
+  /** Free-form metadata. */
+  interface Meta {
+    [key: string]: unknown;
+  }
+
+  /** Hints about who a block is for and how important it is. */
+  interface Annotations {
+    audience?: ('user' | 'assistant')[];
+    priority?: number;
+    /** ISO 8601 date-time. */
+    lastModified?: string;
+  }
+
+  interface Icon {
+    src: string;
+    mimeType?: string;
+    sizes?: string[];
+    theme?: 'light' | 'dark';
+  }
+
+  interface TextContent {
+    type: 'text';
+    text: string;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
+  interface ImageContent {
+    type: 'image';
+    /** Base64-encoded image data. */
+    data: string;
+    /** For example `image/png`. */
+    mimeType: string;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
+  interface AudioContent {
+    type: 'audio';
+    /** Base64-encoded audio data. */
+    data: string;
+    mimeType: string;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
+  /** A link to a resource the server can read; its content is not included. */
+  interface ResourceLink {
+    type: 'resource_link';
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    /** Size in bytes, when known. */
+    size?: number;
+    annotations?: Annotations;
+    icons?: Icon[];
+    _meta?: Meta;
+  }
+
+  interface TextResourceContents {
+    uri: string;
+    mimeType?: string;
+    text: string;
+    _meta?: Meta;
+  }
+
+  interface BlobResourceContents {
+    uri: string;
+    mimeType?: string;
+    /** Base64-encoded bytes. */
+    blob: string;
+    _meta?: Meta;
+  }
+
+  /** A resource embedded in the result: text or binary (`blob`). */
+  interface EmbeddedResource {
+    type: 'resource';
+    resource: TextResourceContents | BlobResourceContents;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
+  /** One block of a tool result's `content`; narrow it with `block.type`. */
+  type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
+
+  /** The `_meta` of a tool result. */
+  interface ResultMeta {
+    [key: string]: unknown;
+    progressToken?: string | number;
+    'io.modelcontextprotocol/related-task'?: { taskId: string };
+  }
+
+  /** A JSON Schema for a tool's arguments or structured result: always an object schema. */
+  interface ObjectSchema {
+    [keyword: string]: unknown;
+    type: 'object';
+    properties?: { [name: string]: object };
+    required?: string[];
+  }
+
+  interface ToolAnnotations {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The contract: requests and results of the three operations
+
+  interface ListRequest {
+    /** Restrict discovery to this server. */
+    readonly server?: string;
+  }
+
+  interface DescribeRequest {
+    readonly server: string;
+    /** Omit to get the server's whole catalog and its instructions. */
+    readonly tool?: string;
+  }
+
+  interface CallRequest {
+    readonly server: string;
+    readonly tool: string;
+    readonly arguments?: Record<string, unknown>;
+  }
+
+  interface ToolSummary {
+    readonly name: string;
+    /** First sentence of the description, at most 160 characters. */
+    readonly description: string;
+  }
+
+  interface ServerErrorInfo {
+    readonly code: ErrorCode;
+    readonly message: string;
+  }
+
+  /** One configured server in `mcp_list`'s answer; narrow it with `status`. */
+  type ServerStatus =
+    | {
+        readonly name: string;
+        readonly status: 'connected';
+        readonly transport: 'stdio' | 'http';
+        readonly tools: readonly ToolSummary[];
+      }
+    | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
+    | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo };
+
+  interface ListResult {
+    /** The config file that was read (it may not exist: then there are no servers). */
+    readonly configPath: string;
+    readonly servers: readonly ServerStatus[];
+  }
+
+  interface ToolDescription {
+    readonly server: string;
+    readonly name: string;
+    readonly title?: string;
+    readonly description?: string;
+    readonly inputSchema: ObjectSchema;
+    readonly outputSchema?: ObjectSchema;
+    readonly annotations?: ToolAnnotations;
+  }
+
+  interface ServerDescription {
+    readonly server: string;
+    readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
+    readonly protocolVersion?: string;
+    readonly instructions?: string;
+    readonly tools: readonly Omit<ToolDescription, 'server'>[];
+  }
+
+  /** `mcp_describe`'s answer: a `ToolDescription` when `tool` was given, else a `ServerDescription`. */
+  type DescribeResult = ToolDescription | ServerDescription;
+
+  /**
+   * The full MCP result of a tool call, with `structuredContent` of type `Structured`.
+   * (A type alias, not an interface: a misspelt property is an error, yet it stays assignable
+   * to the SDK's open-ended result type.)
+   */
+  type CallResultWith<Structured> = {
+    /** The result's blocks; narrow each with `block.type`. */
+    content: ContentBlock[];
+    /** Present when the tool returns structured data (tools with an output schema must). */
+    structuredContent?: Structured;
+    /** True when the tool reports an error; the blocks then say what went wrong. */
+    isError?: boolean;
+    _meta?: ResultMeta;
+  };
+
+  /** The full MCP result of a tool call. */
+  type CallResult = CallResultWith<{ [key: string]: unknown }>;
+
+  /** Progress reported by a running tool (the host forwards it; scripts do not receive it). */
+  interface ProgressEvent {
+    readonly server: string;
+    readonly tool: string;
+    readonly progress: number;
+    readonly total?: number;
+    readonly message?: string;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Server-specific typing
+
+  /**
+   * Server name → tool name → `{ args; structured }`: the arguments type and the
+   * `structuredContent` type of each tool. Empty here; the file written by `berry-mcp typings`
+   * fills it. While it is empty, every server and tool name is accepted.
+   */
+  interface Servers {}
+
+  /** True while no generated server types are loaded. */
+  type Untyped = [keyof Servers] extends [never] ? true : false;
+
+  /** The server names a script may use. */
+  type ServerName = Untyped extends true ? string : { [K in keyof Servers]: K }[keyof Servers] & string;
+
+  /** The tool names of server `S`. */
+  type ToolName<S extends string> = Untyped extends true
+    ? string
+    : S extends keyof Servers
+      ? Extract<keyof Servers[S], string>
+      : never;
+
+  /** The arguments of tool `T` of server `S`. */
+  type ArgumentsOf<S extends string, T extends string> = Untyped extends true
+    ? Record<string, unknown>
+    : S extends keyof Servers
+      ? T extends keyof Servers[S]
+        ? Servers[S][T] extends { args: infer A }
+          ? A
+          : Record<string, unknown>
+        : never
+      : never;
+
+  /** The `structuredContent` of tool `T` of server `S`. */
+  type StructuredContentOf<S extends string, T extends string> = Untyped extends true
+    ? { [key: string]: unknown }
+    : S extends keyof Servers
+      ? T extends keyof Servers[S]
+        ? Servers[S][T] extends { structured: infer R }
+          ? R
+          : { [key: string]: unknown }
+        : never
+      : never;
+
+  /** `arguments` may be left out when the tool requires none. */
+  type ArgumentsField<S extends string, T extends string> = {} extends ArgumentsOf<S, T>
+    ? { readonly arguments?: ArgumentsOf<S, T> }
+    : { readonly arguments: ArgumentsOf<S, T> };
+
+  /** A `CallRequest` for tool `T` of server `S`. */
+  type CallRequestFor<S extends string, T extends string> = {
+    readonly server: S;
+    readonly tool: T;
+  } & ArgumentsField<S, T>;
+
+  /** A `CallResult` whose `structuredContent` has the type of tool `T`'s output schema. */
+  type CallResultFor<S extends string, T extends string> = Untyped extends true
+    ? CallResult
+    : CallResultWith<StructuredContentOf<S, T>>;
+
+  // ---------------------------------------------------------------------------------------------
+  // The globals' types
+
+  interface Tools {
+    /**
+     * Every configured server with its status (`connected`, `disabled` or `error` with a message)
+     * and short tool descriptions. One broken server never hides the others.
+     *
+     * @example text(await tools.mcp_list({}));
+     */
+    mcp_list<S extends ServerName>(request?: { readonly server?: S }): Promise<ListResult>;
+
+    /**
+     * One tool's name, description, input and output schemas and annotations.
+     * Rejects (`MCP_UNKNOWN_SERVER`, `MCP_UNKNOWN_TOOL`) with a message naming what exists.
+     *
+     * @example const echo = await tools.mcp_describe({ server: "everything", tool: "echo" });
+     */
+    mcp_describe<S extends ServerName, T extends ToolName<S>>(request: {
+      readonly server: S;
+      readonly tool: T;
+    }): Promise<ToolDescription>;
+    /** Without `tool`: the server's whole catalog and its instructions. */
+    mcp_describe<S extends ServerName>(request: { readonly server: S; readonly tool?: undefined }): Promise<ServerDescription>;
+    mcp_describe<S extends ServerName>(request: {
+      readonly server: S;
+      readonly tool?: ToolName<S>;
+    }): Promise<DescribeResult>;
+
+    /**
+     * Call a tool. Resolves with the full MCP result (`content`, `structuredContent`, `isError`):
+     * a tool that reports an error resolves with `isError: true`. Rejects only when the host
+     * could not ask (unknown server, connection or protocol failure, timeout, cancellation).
+     *
+     * @example
+     * const result = await tools.mcp_call({ server: "everything", tool: "echo", arguments: { message: "hi" } });
+     * for (const block of result.content) if (block.type === "text") text(block.text);
+     */
+    mcp_call<S extends ServerName, T extends ToolName<S>>(request: CallRequestFor<S, T>): Promise<CallResultFor<S, T>>;
+  }
+}
+
+/** The MCP servers configured for this run, as async functions. */
+declare const tools: BerryMcp.Tools;
+
+/** Append a text output to the run: strings as they are, other values as JSON. */
+declare function text(value: unknown): void;
+
+/** Append an image output to the run: an MCP image block, for example from a tool result. Throws on a bad block. */
+declare function image(block: BerryMcp.ImageContent): void;
+
+/** The script's log (collected in the run record, not an output). */
+interface Console {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+}
+
+declare var console: Console;
