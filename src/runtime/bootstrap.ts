@@ -1,0 +1,173 @@
+/**
+ * The source that wires the sandbox's globals. It evaluates to `setup(hostCall, emit, configJson)`:
+ * hostCall is the host call Reference, emit the output Callback, configJson a BootstrapConfig.
+ * setup installs tools, text, image and console, and a one-shot global FINISH_GLOBAL that the
+ * wrapped script calls as `FINISH_GLOBAL(async () => {…})`: it deletes itself, runs the script's
+ * function and answers with a tagged string (see BOOTSTRAP_SOURCE). Compiled once per isolate,
+ * from V8's code cache after the first run: keep it small, it is most of a run's start-up after
+ * isolate creation.
+ *
+ * Rules for this code: strict mode (so stack-trace callsites cannot hand out our functions or
+ * `this`); builtins it needs are captured before the script runs, so a script that replaces them
+ * only breaks itself; hostCall and emit live only in this closure, never on a global.
+ */
+
+import { BASE64, IMAGE_MIME_TYPE } from './outputs.js';
+
+export const BOOTSTRAP_FILENAME = 'berry-mcp:bootstrap';
+export const FINISH_GLOBAL = '__berryFinish';
+
+export interface BootstrapConfig {
+  /** The names exposed as tools.<name>. */
+  readonly names: readonly string[];
+  /** Bytes of output budget at start. */
+  readonly remaining: number;
+  /** Longest return value JSON (in UTF-16 units) sent back; the host checks bytes. */
+  readonly resultLimit: number;
+}
+
+/**
+ * The in-isolate source (plain JavaScript, run by V8 inside the sandbox). The finish answer's first
+ * character says what follows: '=' then the return value's JSON (nothing for undefined), '>' when
+ * that JSON is longer than resultLimit, '!' then the thrown value as `{name, message, code?,
+ * frames?}` JSON.
+ */
+export const BOOTSTRAP_SOURCE = String.raw`(function setup(hostCall, emit, configJson) {
+'use strict';
+const config = JSON.parse(configJson);
+const G = globalThis, stringify = JSON.stringify, parse = JSON.parse;
+const defineProperty = Object.defineProperty, freeze = Object.freeze;
+const Err = Error, TypeErr = TypeError, Str = String, capture = Error.captureStackTrace;
+const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
+const MIME = /${IMAGE_MIME_TYPE.source}/, BASE64 = /${BASE64.source}/;
+let remaining = config.remaining;
+
+const cut = (s, max) => (s.length > max ? s.slice(0, max) + '… [truncated]' : s);
+const messageOf = (e) => { try { return e instanceof Err ? Str(e.message) : Str(e); } catch { return 'unknown error'; } };
+const show = (v) => {
+  try {
+    if (typeof v === 'string') return v;
+    if (v instanceof Err) return typeof v.stack === 'string' ? v.stack : Str(v);
+    const json = stringify(v);
+    return json === undefined ? Str(v) : json;
+  } catch {
+    try { return Str(v); } catch { return '[unprintable]'; }
+  }
+};
+
+// The host answers with the bytes still free, or -1 once the budget is spent. Never copy more
+// than the budget across: the host only needs to see that an entry overflows.
+const send = (kind, text, mimeType) => {
+  if (remaining < 0) return;
+  if (text.length > remaining) text = text.slice(0, remaining + 1);
+  remaining = emit(kind, text, mimeType);
+};
+const line = (args) => {
+  let s = '';
+  for (let i = 0; i < args.length; i++) s += (i === 0 ? '' : ' ') + show(args[i]);
+  return s;
+};
+const console = {
+  log(...args) { send('log', line(args)); },
+  info(...args) { send('info', line(args)); },
+  warn(...args) { send('warn', line(args)); },
+  error(...args) { send('error', line(args)); },
+  debug(...args) { send('debug', line(args)); },
+};
+function text(value) {
+  let s;
+  if (typeof value === 'string') s = value;
+  else if (value === undefined) s = 'undefined';
+  else {
+    try { s = stringify(value, null, 2); } catch (e) { throw new TypeErr('text(): the value cannot be converted to JSON (' + messageOf(e) + ')'); }
+    if (s === undefined) s = Str(value);
+  }
+  send('text', s);
+}
+function image(block) {
+  if (typeof block !== 'object' || block === null) {
+    throw new TypeErr('image() expects an MCP image block { type: "image", data: "<base64>", mimeType: "image/png" }, got '
+      + (block === null ? 'null' : typeof block));
+  }
+  const type = block.type, data = block.data, mimeType = block.mimeType;
+  if (type !== 'image') throw new TypeErr('image(): block.type must be "image", got ' + cut(show(type), 80));
+  if (typeof mimeType !== 'string' || !MIME.test(mimeType)) {
+    throw new TypeErr('image(): block.mimeType must be an image MIME type such as "image/png", got ' + cut(show(mimeType), 80));
+  }
+  if (typeof data !== 'string' || data.length === 0 || data.length % 4 !== 0 || !BASE64.test(data)) {
+    throw new TypeErr('image(): block.data must be a non-empty base64 string');
+  }
+  send('image', data, mimeType);
+}
+
+// The stack starts at the script's await: our own frames would only be noise.
+const toError = (shape, from) => {
+  const error = new Err(shape.message);
+  if (shape.name !== 'Error') defineProperty(error, 'name', { __proto__: null, value: shape.name, writable: true, configurable: true });
+  if (shape.code !== undefined) error.code = shape.code;
+  capture(error, from);
+  return error;
+};
+const tools = {};
+for (let i = 0; i < config.names.length; i++) {
+  const name = config.names[i];
+  const fn = { async [name](args) {
+    let json;
+    try {
+      json = stringify(args);
+    } catch (e) {
+      throw new TypeErr('tools.' + name + '(): the arguments cannot be converted to JSON (' + messageOf(e) + ')');
+    }
+    if (json === undefined && args !== undefined) {
+      throw new TypeErr('tools.' + name + '(): the arguments must be JSON data, got ' + typeof args);
+    }
+    const reply = parse(await hostCall.apply(undefined, [name, json], APPLY));
+    if (reply.ok) return reply.value;
+    throw toError(reply.error, fn);
+  } }[name];
+  defineProperty(tools, name, { value: freeze(fn), enumerable: true });
+}
+// V8 flags of the host process (--expose-gc and friends) add globals here too. They cannot be
+// deleted (non-configurable) but can be emptied for good.
+for (const name of ['gc', 'externalizeString', 'isOneByteString', 'createExternalizableString']) {
+  if (Object.hasOwn(G, name)) defineProperty(G, name, { value: undefined, writable: false });
+}
+defineProperty(G, 'tools', { value: freeze(tools) });
+defineProperty(G, 'text', { value: text, writable: true, configurable: true });
+defineProperty(G, 'image', { value: image, writable: true, configurable: true });
+defineProperty(G, 'console', { value: console, writable: true, configurable: true });
+
+const describe = (e) => {
+  try {
+    if (e instanceof Err) {
+      const stack = e.stack, at = typeof stack === 'string' ? stack.indexOf('\n    at ') : -1;
+      return {
+        name: cut(Str(e.name), 200) || 'Error',
+        message: cut(Str(e.message), 65536),
+        code: typeof e.code === 'string' ? cut(e.code, 200) : undefined,
+        frames: at < 0 ? undefined : stack.slice(at, at + 8192),
+      };
+    }
+    let message;
+    if (typeof e === 'object' && e !== null) { try { message = stringify(e); } catch {} }
+    const code = (typeof e === 'object' || typeof e === 'function') && e !== null ? e.code : undefined;
+    return { name: 'Error', message: cut(message === undefined ? Str(e) : message, 65536), code: typeof code === 'string' ? cut(code, 200) : undefined };
+  } catch {
+    return { name: 'Error', message: 'The script threw a value that cannot be described' };
+  }
+};
+const run = async (main) => {
+  let value, json;
+  try { value = await main(); } catch (e) { return '!' + stringify(describe(e)); }
+  try { json = stringify(value); } catch (e) {
+    return '!' + stringify({ name: 'TypeError', message: 'The return value cannot be converted to JSON (' + messageOf(e) + ')' });
+  }
+  if (json === undefined) return '=';
+  return json.length > config.resultLimit ? '>' : '=' + json;
+};
+const finish = (main) => {
+  delete G.${FINISH_GLOBAL};
+  return run(main);
+};
+defineProperty(G, '${FINISH_GLOBAL}', { value: finish, configurable: true });
+})`;

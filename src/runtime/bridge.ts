@@ -1,0 +1,169 @@
+import type { HostCallContext, HostFunction, HostProgress, RunScriptOptions } from './types.js';
+
+/** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
+export interface ErrorShape {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
+const noProgress = (): void => {};
+
+/**
+ * The host side of `tools.<name>(args)`. The sandbox sends the function name and the arguments as
+ * a JSON string and gets back a JSON envelope, `{ok:true,value}` or `{ok:false,error}`: it never
+ * rejects, so no host error object (with its stack and file paths) ever enters the isolate.
+ */
+export class HostBridge {
+  readonly #functions: Readonly<Record<string, HostFunction>>;
+  readonly #onProgress: RunScriptOptions['onProgress'];
+  /** Controllers of calls in flight that asked for their signal. */
+  readonly #inFlight = new Set<AbortController>();
+  #closed: (() => Error) | undefined;
+  #calls = 0;
+
+  constructor(functions: Readonly<Record<string, HostFunction>>, onProgress: RunScriptOptions['onProgress']) {
+    this.#functions = functions;
+    this.#onProgress = onProgress;
+  }
+
+  /** Host function calls made. */
+  get calls(): number {
+    return this.#calls;
+  }
+
+  /** Passed into the isolate as a Reference; called as `apply(undefined, [name, json], { result: { promise: true } })`. */
+  readonly dispatch = async (name: unknown, json: unknown): Promise<string> => {
+    const fn = typeof name === 'string' ? this.#functions[name] : undefined;
+    if (fn === undefined) return errorEnvelope({ name: 'TypeError', message: `tools.${String(name)} is not a function` });
+    if (this.#closed !== undefined) return errorEnvelope(shapeHostError(this.#closed()));
+    let args: unknown;
+    try {
+      args = typeof json === 'string' ? JSON.parse(json) : undefined;
+    } catch (error) {
+      return errorEnvelope({ name: 'TypeError', message: `tools.${name}(): arguments are not valid JSON (${messageOf(error)})` });
+    }
+    this.#calls++;
+    const context = new CallContext(this, name as string);
+    try {
+      return okEnvelope(name as string, await fn(args, context));
+    } catch (error) {
+      return errorEnvelope(shapeHostError(error));
+    } finally {
+      context.settle();
+    }
+  };
+
+  /** Aborts every call still in flight with `reason()`; calls arriving later are refused with it. */
+  close(reason: () => Error): void {
+    this.#closed ??= reason;
+    if (this.#inFlight.size === 0) return;
+    const error = reason();
+    for (const controller of this.#inFlight) controller.abort(error);
+    this.#inFlight.clear();
+  }
+
+  /** @internal the signal of one call: aborted at once if the run has ended. */
+  track(controller: AbortController): void {
+    if (this.#closed !== undefined) controller.abort(this.#closed());
+    else this.#inFlight.add(controller);
+  }
+
+  /** @internal */
+  untrack(controller: AbortController): void {
+    this.#inFlight.delete(controller);
+  }
+
+  /** @internal */
+  progressFor(fn: string, context: CallContext): (p: HostProgress) => void {
+    const listener = this.#onProgress;
+    if (listener === undefined) return noProgress;
+    return (p) => {
+      if (context.settled || this.#closed !== undefined || typeof p !== 'object' || p === null) return;
+      const event: { fn: string; progress: number; total?: number; message?: string } = { fn, progress: p.progress };
+      if (p.total !== undefined) event.total = p.total;
+      if (p.message !== undefined) event.message = p.message;
+      try {
+        listener(event);
+      } catch {
+        // A failing progress listener must not fail the call that reported progress.
+      }
+    };
+  }
+}
+
+/**
+ * What a host function receives. The AbortController is made on first read of `signal`: most
+ * calls never read it, and creating one costs several microseconds, a fifth of a round trip.
+ */
+class CallContext implements HostCallContext {
+  readonly #bridge: HostBridge;
+  #controller: AbortController | undefined;
+  #settled = false;
+  readonly onProgress: (p: HostProgress) => void;
+
+  constructor(bridge: HostBridge, fn: string) {
+    this.#bridge = bridge;
+    this.onProgress = bridge.progressFor(fn, this);
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (!this.#settled) this.#bridge.track(this.#controller);
+    }
+    return this.#controller.signal;
+  }
+
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  settle(): void {
+    this.#settled = true;
+    if (this.#controller !== undefined) this.#bridge.untrack(this.#controller);
+  }
+}
+
+function okEnvelope(name: string, value: unknown): string {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch (error) {
+    return errorEnvelope({ name: 'TypeError', message: `tools.${name}() returned a value that cannot be converted to JSON (${messageOf(error)})` });
+  }
+  return json === undefined ? '{"ok":true}' : `{"ok":true,"value":${json}}`;
+}
+
+function errorEnvelope(error: ErrorShape): string {
+  return JSON.stringify({ ok: false, error });
+}
+
+/** name, message and a string `code` of anything thrown; never throws itself. */
+export function shapeHostError(error: unknown): ErrorShape {
+  try {
+    if (typeof error === 'object' && error !== null) {
+      const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+      return {
+        name: typeof name === 'string' && name !== '' ? name : 'Error',
+        message: typeof message === 'string' ? message : jsonOrString(error),
+        ...(typeof code === 'string' ? { code } : {}),
+      };
+    }
+    return { name: 'Error', message: String(error) };
+  } catch {
+    return { name: 'Error', message: 'A host function failed with a value that cannot be described' };
+  }
+}
+
+function jsonOrString(value: object): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

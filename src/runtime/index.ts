@@ -1,0 +1,17 @@
+/**
+ * The sandbox layer: runs one script in a fresh isolated-vm isolate where a table of async host
+ * functions appears as `tools.<name>`. Knows nothing about MCP.
+ */
+export { runScript } from './run-script.js';
+export { checkNodeFlags } from './node-flags.js';
+export type {
+  HostCallContext,
+  HostFunction,
+  HostProgress,
+  RunError,
+  RunLog,
+  RunLogLevel,
+  RunOutput,
+  RunRecord,
+  RunScriptOptions,
+} from './types.js';

@@ -1,0 +1,90 @@
+import { Buffer } from 'node:buffer';
+import type { RunLog, RunLogLevel, RunOutput } from './types.js';
+
+const LEVELS: ReadonlySet<string> = new Set<RunLogLevel>(['log', 'info', 'warn', 'error', 'debug']);
+export const IMAGE_MIME_TYPE = /^image\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
+export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** What `accept` returns once the budget is spent: the sandbox then stops sending. */
+export const BUDGET_SPENT = -1;
+
+const encoder = new TextEncoder();
+
+/**
+ * Collects a run's text outputs, images and logs under one byte budget (UTF-8 of texts, base64
+ * data and mimeType of images). The entry that crosses the budget keeps what fits, followed by one
+ * truncation notice; everything after it is dropped.
+ */
+export class OutputCollector {
+  readonly outputs: RunOutput[] = [];
+  readonly logs: RunLog[] = [];
+  readonly #limit: number;
+  #remaining: number;
+  #spent = false;
+  #sealed = false;
+
+  constructor(limitBytes: number) {
+    this.#limit = limitBytes;
+    this.#remaining = limitBytes;
+  }
+
+  get notice(): string {
+    return `[output truncated: limit of ${this.#limit} bytes reached]`;
+  }
+
+  /**
+   * Receives one entry from the sandbox: kind is 'text', 'image' or a log level. Returns the bytes
+   * still free, or BUDGET_SPENT. Values are checked again here: the sandbox is not trusted.
+   */
+  accept(kind: unknown, text: unknown, mimeType?: unknown): number {
+    if (this.#spent || this.#sealed || typeof text !== 'string') return this.#state();
+    if (kind === 'text') {
+      this.outputs.push({ type: 'text', text: this.#fit(text) });
+    } else if (kind === 'image') {
+      this.#image(text, mimeType);
+    } else if (typeof kind === 'string' && LEVELS.has(kind)) {
+      this.logs.push({ level: kind as RunLogLevel, text: this.#fit(text) });
+    }
+    return this.#state();
+  }
+
+  /** Entries arriving after the run ended are ignored. */
+  seal(): void {
+    this.#sealed = true;
+  }
+
+  #image(data: string, mimeType: unknown): void {
+    if (typeof mimeType !== 'string') return;
+    // Size first: the sandbox cuts data that cannot fit, which then is no longer valid base64.
+    const bytes = data.length + mimeType.length;
+    if (bytes > this.#remaining) {
+      this.#spent = true;
+      this.#remaining = 0;
+      this.outputs.push({ type: 'text', text: this.notice });
+    } else if (!IMAGE_MIME_TYPE.test(mimeType) || data.length % 4 !== 0 || !BASE64.test(data)) {
+      this.outputs.push({ type: 'text', text: '[image dropped: not a valid base64 image block]' });
+    } else {
+      this.#remaining -= bytes;
+      this.outputs.push({ type: 'image', data, mimeType });
+    }
+  }
+
+  /** The text to keep: all of it, or what fits followed by the notice. */
+  #fit(text: string): string {
+    const bytes = Buffer.byteLength(text, 'utf8');
+    if (bytes <= this.#remaining) {
+      this.#remaining -= bytes;
+      return text;
+    }
+    this.#spent = true;
+    const room = new Uint8Array(this.#remaining);
+    // encodeInto writes whole characters only, so the prefix never ends in half a character.
+    const { read } = encoder.encodeInto(text, room);
+    this.#remaining = 0;
+    return read > 0 ? `${text.slice(0, read)}\n${this.notice}` : this.notice;
+  }
+
+  #state(): number {
+    return this.#spent ? BUDGET_SPENT : this.#remaining;
+  }
+}

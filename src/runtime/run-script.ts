@@ -1,0 +1,201 @@
+import { Buffer } from 'node:buffer';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type IsolatedVm from 'isolated-vm';
+import { BerryError } from '../errors.js';
+import { HostBridge } from './bridge.js';
+import { loadIsolatedVm, type Ivm } from './load-ivm.js';
+import { checkNodeFlags } from './node-flags.js';
+import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
+import { OutputCollector } from './outputs.js';
+import { compileUserScript, createSandboxContext } from './sandbox.js';
+import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
+import type { RunError, RunRecord, RunScriptOptions } from './types.js';
+
+type Outcome =
+  | { readonly ok: true; readonly hasResult: boolean; readonly result?: unknown }
+  /** limit: set when the runtime ended the run itself, as opposed to the script failing. */
+  | { readonly ok: false; readonly error: RunError; readonly limit?: LimitCode };
+
+/** Everything one run needs, created per run and dropped with it. */
+interface Run {
+  readonly ivm: Ivm;
+  readonly isolate: IsolatedVm.Isolate;
+  readonly options: NormalizedRunOptions;
+  readonly bridge: HostBridge;
+  readonly outputs: OutputCollector;
+  readonly deadline: number;
+  /** 'setup' until the script's own code starts running. */
+  phase: 'setup' | 'script';
+}
+
+const IVM_TIMEOUT_SLACK_MS = 50;
+/** Real tool results nest a dozen levels; thousands would break JSON.stringify of the record. */
+const MAX_RESULT_DEPTH = 256;
+
+let nodeFlagsChecked = false;
+
+/**
+ * Runs `code` as the body of an async function in a fresh isolate. Never rejects for anything the
+ * script does; rejects only for bad options (TypeError) or a missing runtime (BerryError
+ * SCRIPT_SETUP_FAILED).
+ */
+export async function runScript(code: string, options: RunScriptOptions): Promise<RunRecord> {
+  if (typeof code !== 'string') throw new TypeError(`runScript code must be a string, got ${typeof code}`);
+  const normalized = normalizeRunOptions(options);
+  if (!nodeFlagsChecked) {
+    checkNodeFlags();
+    nodeFlagsChecked = true;
+  }
+  const ivm = await loadIsolatedVm();
+  const started = performance.now();
+  const bridge = new HostBridge(normalized.functions, normalized.onProgress);
+  const outputs = new OutputCollector(normalized.outputLimitBytes);
+  let outcome: Outcome;
+  if (normalized.signal?.aborted) {
+    outcome = limitOutcome('SCRIPT_ABORTED', normalized);
+  } else {
+    let isolate: IsolatedVm.Isolate;
+    try {
+      isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb });
+    } catch (cause) {
+      throw new BerryError('SCRIPT_SETUP_FAILED', `Could not create the script's isolate: ${messageOf(cause)}`, { cause });
+    }
+    const run: Run = { ivm, isolate, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
+    outcome = await supervise(run, code);
+  }
+  return toRecord(outcome, outputs, bridge.calls, performance.now() - started);
+}
+
+/** Ends the run at the first of: the script settles, the deadline, the caller's abort, the memory limit. */
+async function supervise(run: Run, code: string): Promise<Outcome> {
+  const { isolate, options, bridge, outputs } = run;
+  const ended = new AbortController();
+  let outcome: Outcome | undefined;
+  let settle!: (value: Outcome) => void;
+  const settled = new Promise<Outcome>((resolve) => (settle = resolve));
+  const end = (value: Outcome): void => {
+    if (outcome !== undefined) return;
+    outcome = value;
+    settle(value);
+  };
+  // Disposing is what stops a script busy after an await, or waiting forever.
+  const stop = (code: LimitCode): void => {
+    end(limitOutcome(isolate.isDisposed ? 'SCRIPT_MEMORY_LIMIT' : code, options));
+    if (!isolate.isDisposed) isolate.dispose();
+  };
+  const onAbort = (): void => stop('SCRIPT_ABORTED');
+  sleep(msUntil(run.deadline), undefined, { signal: ended.signal }).then(() => stop('SCRIPT_TIMEOUT'), () => {});
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    execute(run, code).then(end, (error: unknown) => end(classify(run, error)));
+    return await settled;
+  } finally {
+    ended.abort();
+    options.signal?.removeEventListener('abort', onAbort);
+    outputs.seal();
+    bridge.close(() => callEndReason(outcome));
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}
+
+async function execute(run: Run, code: string): Promise<Outcome> {
+  const { ivm, isolate, options, bridge, outputs } = run;
+  let script: IsolatedVm.Script;
+  try {
+    script = compileUserScript(isolate, code, options.filename);
+  } catch (error) {
+    if (isolate.isDisposed) throw error;
+    return { ok: false, error: compileError(error, options.filename) };
+  }
+  const context = createSandboxContext(ivm, isolate, bridge, outputs, {
+    names: options.names,
+    remaining: options.outputLimitBytes,
+    resultLimit: options.outputLimitBytes,
+  });
+  run.phase = 'script';
+  // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
+  // timeout is the backstop for a host too busy to run that timer: a little later, so that the
+  // timer normally wins and classify() can tell a timeout by the clock.
+  const reply: unknown = await script.run(context, { timeout: msUntil(run.deadline) + IVM_TIMEOUT_SLACK_MS, promise: true });
+  return fromReply(reply, options);
+}
+
+function fromReply(reply: unknown, options: NormalizedRunOptions): Outcome {
+  // Anything else comes from code that closed the wrapper early.
+  if (typeof reply !== 'string' || !'=>!'.includes(reply.charAt(0)) || reply === '') return { ok: false, error: unexpectedEnd() };
+  const tag = reply[0];
+  if (tag === '>') return { ok: false, error: resultTooLarge(options.outputLimitBytes) };
+  if (tag === '=' && reply.length === 1) return { ok: true, hasResult: false };
+  if (tag === '=' && Buffer.byteLength(reply, 'utf8') - 1 > options.outputLimitBytes) {
+    return { ok: false, error: resultTooLarge(options.outputLimitBytes) };
+  }
+  // The host must be able to print the record: V8's JSON.stringify recurses and would overflow.
+  if (tag === '=' && nestedDeeperThan(reply, MAX_RESULT_DEPTH)) return { ok: false, error: resultTooDeep(MAX_RESULT_DEPTH) };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(reply.slice(1));
+  } catch {
+    return { ok: false, error: unexpectedEnd() };
+  }
+  if (tag === '=') return { ok: true, hasResult: true, result: parsed };
+  if (typeof parsed !== 'object' || parsed === null) return { ok: false, error: unexpectedEnd() };
+  return { ok: false, error: thrownError(parsed, options.filename) };
+}
+
+/** Why execute() rejected: isolated-vm errors carry no codes, so decide from the isolate's state. */
+function classify(run: Run, error: unknown): Outcome {
+  const { isolate, options } = run;
+  if (isolate.isDisposed) return limitOutcome('SCRIPT_MEMORY_LIMIT', options);
+  // isolated-vm's own `timeout` fired: it is set past the deadline.
+  if (performance.now() >= run.deadline) return limitOutcome('SCRIPT_TIMEOUT', options);
+  if (run.phase === 'setup') return { ok: false, error: setupFailed(messageOf(error)) };
+  // A rejection the script left unhandled surfaces here as the isolate's own error.
+  const e = error as { name?: unknown; message?: unknown; stack?: unknown };
+  const stack = typeof e?.stack === 'string' ? e.stack : '';
+  const at = stack.indexOf('\n    at ');
+  const shape = { name: e?.name, message: e?.message ?? String(error), frames: at < 0 ? undefined : stack.slice(at) };
+  return { ok: false, error: thrownError(shape, options.filename) };
+}
+
+/** The abort reason of host calls still running when the run ends. */
+function callEndReason(outcome: Outcome | undefined): Error {
+  if (outcome?.ok === false && outcome.limit !== undefined) return new BerryError(outcome.limit, outcome.error.message);
+  return new BerryError('SCRIPT_ABORTED', 'The script run ended before this call finished.');
+}
+
+function limitOutcome(code: LimitCode, limits: NormalizedRunOptions): Outcome {
+  return { ok: false, error: limitError(code, limits), limit: code };
+}
+
+function toRecord(outcome: Outcome, outputs: OutputCollector, calls: number, elapsedMs: number): RunRecord {
+  const durationMs = Math.round(elapsedMs * 1000) / 1000;
+  if (!outcome.ok) return { ok: false, outputs: outputs.outputs, logs: outputs.logs, error: outcome.error, durationMs, calls };
+  if (!outcome.hasResult) return { ok: true, outputs: outputs.outputs, logs: outputs.logs, durationMs, calls };
+  return { ok: true, result: outcome.result, outputs: outputs.outputs, logs: outputs.logs, durationMs, calls };
+}
+
+/** Whether brackets in `json` (outside strings) nest deeper than `max`; linear, stops early. */
+export function nestedDeeperThan(json: string, max: number): boolean {
+  if (json.length <= max * 2) return false;
+  let depth = 0;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip a string: up to the next quote that is not escaped.
+      for (i++; i < json.length && json.charCodeAt(i) !== 0x22; i++) if (json.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+function msUntil(deadline: number): number {
+  return Math.max(1, Math.ceil(deadline - performance.now()));
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

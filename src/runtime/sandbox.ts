@@ -1,0 +1,75 @@
+import type IsolatedVm from 'isolated-vm';
+import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, FINISH_GLOBAL, type BootstrapConfig } from './bootstrap.js';
+import type { HostBridge } from './bridge.js';
+import type { Ivm } from './load-ivm.js';
+import { BUDGET_SPENT, type OutputCollector } from './outputs.js';
+
+/** isolated-vm sets these on a script compiled with produceCachedData / cachedData. */
+type CompiledWithCache = IsolatedVm.Script & IsolatedVm.CachedDataResult & { readonly cachedDataRejected?: boolean };
+
+/** V8's code cache for the bootstrap, made by the first run of the process and reused after. */
+let bootstrapCache: IsolatedVm.ExternalCopy<ArrayBuffer> | undefined;
+
+/**
+ * Compiles the user's code as the body of an async function handed to the bootstrap's finish
+ * global. lineOffset -1 cancels the wrapper's first line, so positions match the user's file.
+ * Throws isolated-vm's SyntaxError for bad code.
+ */
+export function compileUserScript(isolate: IsolatedVm.Isolate, code: string, filename: string): IsolatedVm.Script {
+  const script = isolate.compileScriptSync(`${FINISH_GLOBAL}(async () => {\n${code}\n})`, { filename, lineOffset: -1 });
+  if (!isFunctionBody(code)) {
+    script.release();
+    throw new SyntaxError(
+      'The script closes its own function early (an unbalanced "}"): it must be the body of an async function.',
+    );
+  }
+  return script;
+}
+
+const AsyncFunction = (async () => {}).constructor as new (body: string) => unknown;
+
+/**
+ * True when `code` parses on its own as an async function body. The wrapper alone would accept
+ * `}); evil(); (async () => {`, which runs outside the function. Parsed only, never run.
+ */
+function isFunctionBody(code: string): boolean {
+  try {
+    new AsyncFunction(code);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A new context with the sandbox globals installed. Runs only our code, synchronously: it is
+ * short and bounded.
+ */
+export function createSandboxContext(
+  ivm: Ivm,
+  isolate: IsolatedVm.Isolate,
+  bridge: HostBridge,
+  outputs: OutputCollector,
+  config: BootstrapConfig,
+): IsolatedVm.Context {
+  const context = isolate.createContextSync();
+  const cachedData = bootstrapCache;
+  const script: CompiledWithCache = isolate.compileScriptSync(
+    BOOTSTRAP_SOURCE,
+    cachedData === undefined ? { filename: BOOTSTRAP_FILENAME, produceCachedData: true } : { filename: BOOTSTRAP_FILENAME, cachedData },
+  );
+  if (cachedData === undefined) bootstrapCache = script.cachedData;
+  else if (script.cachedDataRejected === true) bootstrapCache = undefined;
+  const setup = script.runSync(context, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => void>;
+  const emit = new ivm.Callback((kind: unknown, text: unknown, mimeType: unknown) => {
+    try {
+      return outputs.accept(kind, text, mimeType);
+    } catch {
+      return BUDGET_SPENT;
+    }
+  });
+  setup.applySync(undefined, [new ivm.Reference(bridge.dispatch), emit, JSON.stringify(config)]);
+  setup.release();
+  script.release();
+  return context;
+}

@@ -1,0 +1,79 @@
+/**
+ * The public types of the sandbox layer. The layer knows nothing about MCP: it runs one script
+ * against a table of async host functions.
+ */
+
+/** Progress a host function reports while it runs. */
+export interface HostProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/** What a host function receives besides its arguments. */
+export interface HostCallContext {
+  /** Aborted when the run ends (done, error, timeout, abort) while this call is still running. */
+  readonly signal: AbortSignal;
+  readonly onProgress: (p: HostProgress) => void;
+}
+
+/**
+ * A function exposed to scripts as `tools.<name>`. It receives the script's argument as a JSON
+ * value (parsed from a JSON string) and its result must be JSON-serialisable. A thrown error
+ * reaches the script as a plain `Error` with the same `name`, `message` and string `code`.
+ */
+export type HostFunction = (args: unknown, context: HostCallContext) => Promise<unknown>;
+
+export interface RunScriptOptions {
+  /** Functions exposed as `tools.<name>` inside the sandbox, e.g. { mcp_list, mcp_describe, mcp_call }. */
+  readonly functions: Readonly<Record<string, HostFunction>>;
+  /** Wall-clock limit for the whole run, including time awaiting host functions. @default 300000 */
+  readonly timeoutMs?: number;
+  /** Heap limit of the script's isolate, in MB (at least 8). @default 128 */
+  readonly memoryLimitMb?: number;
+  /**
+   * Total bytes (UTF-8) of text outputs, logs and image data kept; past it the output says it was
+   * truncated. The script's return value, as JSON, may be at most this many bytes too.
+   * @default 1048576
+   */
+  readonly outputLimitBytes?: number;
+  /** Aborting it ends the run with SCRIPT_ABORTED and aborts the host calls in flight. */
+  readonly signal?: AbortSignal;
+  /** Called for progress reported by host functions while they run. */
+  readonly onProgress?: (p: { fn: string; progress: number; total?: number; message?: string }) => void;
+  /** Name used in error positions, e.g. the script's file name. @default 'script.js' */
+  readonly filename?: string;
+}
+
+export type RunOutput =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+
+export type RunLogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
+
+export interface RunLog {
+  readonly level: RunLogLevel;
+  readonly text: string;
+}
+
+export interface RunError {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+  /** 1-based line in the script, when known. */
+  readonly line?: number;
+  /** 1-based column in the script, when known. */
+  readonly column?: number;
+}
+
+export interface RunRecord {
+  readonly ok: boolean;
+  /** The script's `return` value (JSON-cloned). */
+  readonly result?: unknown;
+  readonly outputs: readonly RunOutput[];
+  readonly logs: readonly RunLog[];
+  readonly error?: RunError;
+  readonly durationMs: number;
+  /** Host function calls made. */
+  readonly calls: number;
+}

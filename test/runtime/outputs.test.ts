@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { BUDGET_SPENT, OutputCollector } from '../../src/runtime/outputs.js';
+
+describe('OutputCollector', () => {
+  it('keeps entries while they fit and answers the bytes left', () => {
+    const outputs = new OutputCollector(10);
+    assert.equal(outputs.accept('text', 'abc'), 7);
+    assert.equal(outputs.accept('warn', 'de'), 5);
+    assert.equal(outputs.accept('text', 'fghij'), 0);
+    assert.deepEqual(outputs.outputs, [{ type: 'text', text: 'abc' }, { type: 'text', text: 'fghij' }]);
+    assert.deepEqual(outputs.logs, [{ level: 'warn', text: 'de' }]);
+  });
+
+  it('cuts the entry that crosses the limit on a character boundary, adds one notice, then drops', () => {
+    const outputs = new OutputCollector(10);
+    assert.equal(outputs.accept('log', 'éééééé'), BUDGET_SPENT); // 12 bytes
+    assert.equal(outputs.accept('text', 'later'), BUDGET_SPENT);
+    assert.deepEqual(outputs.logs, [{ level: 'log', text: 'ééééé\n[output truncated: limit of 10 bytes reached]' }]);
+    assert.deepEqual(outputs.outputs, []);
+  });
+
+  it('never splits a surrogate pair', () => {
+    const outputs = new OutputCollector(6);
+    outputs.accept('text', '😀😀'); // 8 bytes
+    assert.deepEqual(outputs.outputs, [{ type: 'text', text: '😀\n[output truncated: limit of 6 bytes reached]' }]);
+  });
+
+  it('counts image data and mimeType; an image that does not fit becomes the notice', () => {
+    const outputs = new OutputCollector(30);
+    assert.equal(outputs.accept('image', 'AAAA', 'image/png'), 17);
+    assert.equal(outputs.accept('image', 'AAAAAAAAAAAA', 'image/png'), BUDGET_SPENT);
+    assert.deepEqual(outputs.outputs, [
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      { type: 'text', text: '[output truncated: limit of 30 bytes reached]' },
+    ]);
+  });
+
+  it('checks again what the sandbox sends', () => {
+    const outputs = new OutputCollector(1000);
+    outputs.accept('image', 'not base64', 'image/png');
+    outputs.accept('image', 'AAAA', 'text/html');
+    outputs.accept('trace', 'unknown level');
+    outputs.accept('text', { not: 'a string' });
+    assert.deepEqual(outputs.outputs, [
+      { type: 'text', text: '[image dropped: not a valid base64 image block]' },
+      { type: 'text', text: '[image dropped: not a valid base64 image block]' },
+    ]);
+    assert.deepEqual(outputs.logs, []);
+  });
+
+  it('ignores entries after seal()', () => {
+    const outputs = new OutputCollector(100);
+    outputs.seal();
+    outputs.accept('text', 'late');
+    assert.deepEqual(outputs.outputs, []);
+  });
+
+  it('with a limit of 0 keeps only the notice', () => {
+    const outputs = new OutputCollector(0);
+    assert.equal(outputs.accept('text', ''), 0);
+    outputs.accept('text', 'x');
+    assert.deepEqual(outputs.outputs, [{ type: 'text', text: '' }, { type: 'text', text: '[output truncated: limit of 0 bytes reached]' }]);
+  });
+});

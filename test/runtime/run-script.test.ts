@@ -1,0 +1,321 @@
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isBerryError } from '../../src/errors.js';
+import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
+import { nestedDeeperThan } from '../../src/runtime/run-script.js';
+
+const echo: HostFunction = async (args) => args;
+const run = (code: string, options: Partial<RunScriptOptions> = {}): Promise<RunRecord> =>
+  runScript(code, { functions: { echo }, timeoutMs: 10_000, ...options });
+
+describe('runScript', () => {
+  describe('results', () => {
+    it('runs an async function body: top-level await and return', async () => {
+      const record = await run('const a = await tools.echo({ n: 20 });\nconst b = await Promise.resolve(22);\nreturn a.n + b;');
+      assert.deepEqual(record, { ok: true, result: 42, outputs: [], logs: [], durationMs: record.durationMs, calls: 1 });
+      assert.ok(record.durationMs > 0);
+    });
+
+    it('leaves result out when the script returns nothing', async () => {
+      const record = await run('await tools.echo(1);');
+      assert.equal(record.ok, true);
+      assert.equal('result' in record, false);
+    });
+
+    it('returns a JSON clone of the value', async () => {
+      const record = await run('return { when: new Date(0), list: [1, undefined], skip: undefined, f() {} }');
+      assert.deepEqual(record.result, { when: '1970-01-01T00:00:00.000Z', list: [1, null] });
+    });
+
+    it('fails with SCRIPT_ERROR when the return value exceeds outputLimitBytes', async () => {
+      const record = await run('return "x".repeat(2000)', { outputLimitBytes: 1000 });
+      assert.equal(record.ok, false);
+      assert.equal(record.error?.code, 'SCRIPT_ERROR');
+      assert.equal(record.error?.name, 'RangeError');
+      assert.match(record.error?.message ?? '', /larger than 1000 bytes/);
+      // Counted in UTF-8 bytes: the JSON of 800 × "é" is 802 characters but 1602 bytes.
+      const wide = await run('return "é".repeat(800)', { outputLimitBytes: 1000 });
+      assert.equal(wide.error?.code, 'SCRIPT_ERROR');
+      assert.equal((await run('return "x".repeat(990)', { outputLimitBytes: 1000 })).ok, true);
+    });
+
+    it('fails with a TypeError when the return value is not JSON-serialisable', async () => {
+      const record = await run('const a = {}; a.self = a; return a');
+      assert.equal(record.error?.name, 'TypeError');
+      assert.match(record.error?.message ?? '', /return value cannot be converted to JSON/);
+    });
+
+    it('fails with SCRIPT_ERROR when the return value nests too deep for the host to print', async () => {
+      const record = await run('let a = [];\nfor (let i = 0; i < 10000; i++) a = [a];\nreturn a;');
+      assert.equal(record.error?.code, 'SCRIPT_ERROR');
+      assert.match(record.error?.message ?? '', /nests more than 256 levels/);
+      const fine = await run('let a = {};\nfor (let i = 0; i < 200; i++) a = { a, s: "[[[[{{{{" };\nreturn a;');
+      assert.equal(fine.ok, true);
+      assert.doesNotThrow(() => JSON.stringify(fine));
+    });
+
+    it('measures nesting outside strings only', () => {
+      assert.equal(nestedDeeperThan(`${'['.repeat(5)}${']'.repeat(5)}`, 4), true);
+      const inStrings = JSON.stringify(['['.repeat(20) + '"\\', '\\"' + '{'.repeat(20)]);
+      assert.equal(nestedDeeperThan(inStrings, 4), false);
+      assert.equal(nestedDeeperThan(`[${inStrings},[[[[1]]]]]`, 4), true);
+      assert.equal(nestedDeeperThan(`[[1],[2],[3],[4],[5],[6]]`, 2), false);
+    });
+
+    it('counts host function calls', async () => {
+      const record = await run('for (let i = 0; i < 5; i++) await tools.echo(i); return 1');
+      assert.equal(record.calls, 5);
+    });
+  });
+
+  describe('errors', () => {
+    it('reports an uncaught throw with its own name and message, and its position', async () => {
+      const record = await run('const a = 1;\nconst b = 2;\nthrow new RangeError("at 3:7");');
+      assert.equal(record.ok, false);
+      assert.deepEqual(record.error, { name: 'RangeError', message: 'at 3:7', code: 'SCRIPT_ERROR', line: 3, column: 7 });
+    });
+
+    it('reports the position of a throw after an await, inside a nested function', async () => {
+      const record = await run('await tools.echo(1);\nfunction f() {\n  return null.x;\n}\nf();');
+      assert.equal(record.error?.name, 'TypeError');
+      assert.equal(record.error?.line, 3);
+      assert.equal(record.error?.column, 15);
+    });
+
+    it('reports a syntax error with its line and column', async () => {
+      const record = await run('const a = 1;\n\n\nlet = = 2;', { filename: 'job.js' });
+      assert.equal(record.ok, false);
+      assert.equal(record.error?.name, 'SyntaxError');
+      assert.equal(record.error?.code, 'SCRIPT_ERROR');
+      assert.equal(record.error?.line, 4);
+      assert.equal(typeof record.error?.column, 'number');
+      assert.doesNotMatch(record.error?.message ?? '', /job\.js/);
+      assert.equal(record.calls, 0);
+    });
+
+    it('gives thrown non-Errors a sensible record', async () => {
+      const cases: Array<[string, string]> = [
+        ['throw 42', '42'],
+        ['throw null', 'null'],
+        ['throw undefined', 'undefined'],
+        ['throw "plain"', 'plain'],
+        ['throw { a: 1 }', '{"a":1}'],
+      ];
+      for (const [code, message] of cases) {
+        const record = await run(code);
+        assert.deepEqual(record.error, { name: 'Error', message, code: 'SCRIPT_ERROR' }, code);
+      }
+      const withCode = await run('throw { code: "MY_CODE", detail: 1 }');
+      assert.deepEqual(withCode.error, { name: 'Error', message: '{"code":"MY_CODE","detail":1}', code: 'MY_CODE' });
+    });
+
+    it('keeps a string code carried by the thrown error', async () => {
+      const failing: HostFunction = async () => {
+        throw Object.assign(new Error('Unknown server "doc"'), { code: 'MCP_UNKNOWN_SERVER' });
+      };
+      const record = await run('\nawait tools.failing({});', { functions: { failing } });
+      assert.deepEqual(record.error, { name: 'Error', message: 'Unknown server "doc"', code: 'MCP_UNKNOWN_SERVER', line: 2, column: 1 });
+    });
+
+    it('reports a rejection left unhandled by the script', async () => {
+      const record = await run('Promise.reject(new Error("nobody listens"));\nreturn 1;');
+      assert.equal(record.ok, false);
+      assert.equal(record.error?.message, 'nobody listens');
+      assert.equal(record.error?.line, 1);
+    });
+
+    it('refuses code that closes the async wrapper early, before running any of it', async () => {
+      const cases = [
+        '}); "=not json"; (() => {',
+        '}); "!null"; (() => {',
+        '}); 42; (() => {',
+        '})(); (async () => {',
+        '}); while (true) {} (() => {',
+      ];
+      for (const code of cases) {
+        const record = await run(code, { timeoutMs: 5000 });
+        assert.equal(record.ok, false, code);
+        assert.equal(record.error?.code, 'SCRIPT_ERROR', code);
+        assert.equal(record.error?.name, 'SyntaxError', code);
+        assert.ok(record.durationMs < 1000, code);
+      }
+    });
+
+    it('rejects only for bad options', async () => {
+      await assert.rejects(runScript('return 1', { functions: { echo }, timeoutMs: -1 }), TypeError);
+      await assert.rejects(runScript(42 as unknown as string, { functions: {} }), TypeError);
+    });
+  });
+
+  describe('concurrency', () => {
+    it('runs parallel host calls at the same time', async () => {
+      const wait: HostFunction = async () => {
+        await sleep(200);
+        return 'done';
+      };
+      const started = performance.now();
+      const record = await run('return await Promise.all(Array.from({ length: 8 }, () => tools.wait({})))', { functions: { wait } });
+      const elapsed = performance.now() - started;
+      assert.deepEqual(record.result, Array(8).fill('done'));
+      assert.equal(record.calls, 8);
+      assert.ok(elapsed < 600, `8 × 200 ms calls took ${elapsed.toFixed(0)} ms`);
+    });
+
+    it('reports progress of host functions with the function name', async () => {
+      const events: unknown[] = [];
+      const work: HostFunction = async (_args, { onProgress }) => {
+        onProgress({ progress: 1, total: 2, message: 'half' });
+        onProgress({ progress: 2 });
+        return 'ok';
+      };
+      const record = await run('return await tools.work({})', { functions: { work }, onProgress: (p) => events.push(p) });
+      assert.equal(record.result, 'ok');
+      assert.deepEqual(events, [
+        { fn: 'work', progress: 1, total: 2, message: 'half' },
+        { fn: 'work', progress: 2 },
+      ]);
+    });
+
+    it('keeps host memory bounded over 10,000 small calls', async function () {
+      this.timeout(30_000);
+      // Measured after a full GC (exposed at runtime for this test). Bound: 20,000 calls may grow
+      // the host heap by at most 8 MB (a leak of 400 bytes per call fails); measured here: < 0.1 MB.
+      // Generous because other suites in the same mocha process may leave background work.
+      const gc = await exposeGc();
+      const code = 'let n = 0;\nfor (let i = 0; i < 10000; i++) n += (await tools.echo({ i })).i;\nreturn n;';
+      const first = await run(code);
+      assert.equal(first.result, 49_995_000);
+      assert.equal(first.calls, 10_000);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      await run(code);
+      await run(code);
+      gc();
+      const growth = process.memoryUsage().heapUsed - before;
+      assert.ok(growth < 8 * 1024 * 1024, `host heap grew by ${(growth / 1024 / 1024).toFixed(2)} MB over 20,000 calls`);
+    });
+  });
+
+  describe('limits', () => {
+    it('stops a busy loop before any await (SCRIPT_TIMEOUT), and the next run works', async () => {
+      const record = await run('text("started");\nwhile (true) {}', { timeoutMs: 300 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+      assert.match(record.error?.message ?? '', /300 ms/);
+      assert.deepEqual(record.outputs, [{ type: 'text', text: 'started' }]);
+      assert.ok(record.durationMs >= 290 && record.durationMs < 2000, `took ${record.durationMs} ms`);
+      assert.equal((await run('return 1')).result, 1);
+    });
+
+    it('stops a busy loop after an await (SCRIPT_TIMEOUT), and the next run works', async () => {
+      const record = await run('await tools.echo(1);\nwhile (true) {}', { timeoutMs: 300 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+      assert.equal(record.calls, 1);
+      assert.equal((await run('return 2')).result, 2);
+    });
+
+    it('ends a promise that never settles at the deadline', async () => {
+      const started = performance.now();
+      const record = await run('await new Promise(() => {});', { timeoutMs: 300 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+      assert.ok(performance.now() - started < 2000);
+    });
+
+    it('counts time awaiting host functions against the timeout', async () => {
+      const slow: HostFunction = async (_args, { signal }) => {
+        await sleep(5000, undefined, { signal }).catch(() => {});
+        return 'late';
+      };
+      const record = await run('return await tools.slow({})', { functions: { slow }, timeoutMs: 300 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+    });
+
+    it('reports a memory bomb before any await as SCRIPT_MEMORY_LIMIT, and the next run works', async () => {
+      const record = await run('const a = [];\nwhile (true) a.push("x".repeat(1000) + Math.random());', { memoryLimitMb: 32 });
+      assert.equal(record.error?.code, 'SCRIPT_MEMORY_LIMIT');
+      assert.match(record.error?.message ?? '', /32 MB/);
+      assert.equal((await run('return 3')).result, 3);
+    });
+
+    it('reports a memory bomb after an await as SCRIPT_MEMORY_LIMIT', async () => {
+      const record = await run('await tools.echo(1);\nconst a = [];\nwhile (true) a.push("x".repeat(1000) + Math.random());', {
+        memoryLimitMb: 32,
+      });
+      assert.equal(record.error?.code, 'SCRIPT_MEMORY_LIMIT');
+      assert.equal(record.calls, 1);
+    });
+
+    it('survives giant strings sent to text(): truncated or stopped, the host keeps going', async () => {
+      const big = await run('text("x".repeat(50e6));\nreturn "after";');
+      assert.equal(big.ok, true);
+      assert.equal(big.result, 'after');
+      assert.equal(big.outputs.length, 1);
+      const only = big.outputs[0];
+      assert.ok(only?.type === 'text' && only.text.endsWith('[output truncated: limit of 1048576 bytes reached]'));
+      assert.ok(only.text.length < 1_048_576 + 100);
+      const tight = await run('text("x".repeat(50e6));', { memoryLimitMb: 16 });
+      assert.ok(tight.ok || tight.error?.code === 'SCRIPT_MEMORY_LIMIT', JSON.stringify(tight.error));
+      assert.equal((await run('return 4')).result, 4);
+    });
+  });
+
+  describe('cancellation', () => {
+    it('aborts the run through options.signal and aborts the host call in flight', async () => {
+      let callSignal: AbortSignal | undefined;
+      const hang: HostFunction = async (_args, { signal }) => {
+        callSignal = signal;
+        await sleep(10_000, undefined, { signal }).catch(() => {});
+        return 'never seen';
+      };
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 100);
+      const record = await run('text("before");\nawait tools.hang({});', { functions: { hang }, signal: controller.signal });
+      assert.equal(record.error?.code, 'SCRIPT_ABORTED');
+      assert.deepEqual(record.outputs, [{ type: 'text', text: 'before' }]);
+      assert.equal(callSignal?.aborted, true);
+      assert.ok(isBerryError(callSignal?.reason) && callSignal.reason.code === 'SCRIPT_ABORTED');
+    });
+
+    it('does not start when the signal is already aborted', async () => {
+      const record = await run('return 1', { signal: AbortSignal.abort() });
+      assert.equal(record.error?.code, 'SCRIPT_ABORTED');
+      assert.equal(record.calls, 0);
+    });
+
+    it('aborts a call still running when the script returns', async () => {
+      let callSignal: AbortSignal | undefined;
+      const hang: HostFunction = async (_args, { signal }) => {
+        callSignal = signal;
+        await sleep(10_000, undefined, { signal }).catch(() => {});
+      };
+      // The echo round trip makes sure the hanging call reached the host before the script returns.
+      const record = await run('tools.hang({});\nawait tools.echo(1);\nreturn "done";', { functions: { hang, echo } });
+      assert.equal(record.result, 'done');
+      assert.equal(record.calls, 2);
+      assert.equal(callSignal?.aborted, true);
+      assert.ok(isBerryError(callSignal?.reason) && callSignal.reason.code === 'SCRIPT_ABORTED');
+    });
+
+    it('aborts the call in flight with SCRIPT_TIMEOUT when the run times out', async () => {
+      let callSignal: AbortSignal | undefined;
+      const hang: HostFunction = async (_args, { signal }) => {
+        callSignal = signal;
+        await sleep(10_000, undefined, { signal }).catch(() => {});
+      };
+      const record = await run('await tools.hang({});', { functions: { hang }, timeoutMs: 200 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+      assert.ok(isBerryError(callSignal?.reason) && callSignal.reason.code === 'SCRIPT_TIMEOUT');
+    });
+  });
+});
+
+/** V8 flags are process-wide (isolates would get a `gc` global too): switch it back at once. */
+async function exposeGc(): Promise<() => void> {
+  const { setFlagsFromString } = await import('node:v8');
+  const { runInNewContext } = await import('node:vm');
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as () => void;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
+}

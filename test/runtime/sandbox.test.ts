@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
+
+const echo: HostFunction = async (args) => args;
+const mcp_call: HostFunction = async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] });
+const run = (code: string, options: Partial<RunScriptOptions> = {}): Promise<RunRecord> =>
+  runScript(code, { functions: { echo, mcp_call }, timeoutMs: 10_000, ...options });
+
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+/** V8's own globals in a bare isolated-vm context (Node 20, V8 11.3): nothing of Node's. */
+const V8_GLOBALS = [
+  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
+  'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError',
+  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math', 'Intl', 'ArrayBuffer',
+  'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
+  'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set',
+  'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'FinalizationRegistry', 'WeakRef', 'decodeURI', 'decodeURIComponent',
+  'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console',
+  'SharedArrayBuffer', 'Atomics', 'WebAssembly',
+];
+
+describe('sandbox globals', () => {
+  it('text(): strings as they are, other values as pretty JSON, undefined as "undefined"', async () => {
+    const record = await run('text("plain");\ntext({ a: [1, 2] });\ntext(undefined);\ntext(null);\ntext(7);');
+    assert.deepEqual(record.outputs, [
+      { type: 'text', text: 'plain' },
+      { type: 'text', text: '{\n  "a": [\n    1,\n    2\n  ]\n}' },
+      { type: 'text', text: 'undefined' },
+      { type: 'text', text: 'null' },
+      { type: 'text', text: '7' },
+    ]);
+  });
+
+  it('text() of a value JSON cannot hold throws a TypeError the script can catch', async () => {
+    const record = await run('const a = {}; a.a = a;\ntry { text(a); } catch (e) { return e.name + ": " + e.message; }');
+    assert.match(String(record.result), /^TypeError: text\(\): the value cannot be converted to JSON/);
+  });
+
+  it('console methods are captured as logs, formatted like Node: strings as is, others JSON, joined by a space', async () => {
+    const record = await run(
+      'console.log("a", 1, { b: [2] }, null, undefined);\nconsole.info("i");\nconsole.warn("w");\nconsole.error(new TypeError("bad"));\nconsole.debug(10n);',
+    );
+    assert.equal(record.outputs.length, 0);
+    assert.deepEqual(record.logs.slice(0, 3), [
+      { level: 'log', text: 'a 1 {"b":[2]} null undefined' },
+      { level: 'info', text: 'i' },
+      { level: 'warn', text: 'w' },
+    ]);
+    assert.equal(record.logs[3]?.level, 'error');
+    assert.match(record.logs[3]?.text ?? '', /^TypeError: bad\n    at script\.js:4:15/);
+    assert.deepEqual(record.logs[4], { level: 'debug', text: '10' });
+  });
+
+  it('image() takes an MCP image block; a bad block throws a TypeError inside the script', async () => {
+    const record = await run(`
+      image({ type: 'image', data: '${PNG}', mimeType: 'image/png', annotations: { audience: ['user'] } });
+      const bad = [
+        null, 'x', { type: 'text', text: 'no' },
+        { type: 'image', data: 'not base64!', mimeType: 'image/png' },
+        { type: 'image', data: 'abc', mimeType: 'image/png' },
+        { type: 'image', data: '', mimeType: 'image/png' },
+        { type: 'image', data: '${PNG}', mimeType: 'text/plain' },
+        { type: 'image', data: '${PNG}' },
+      ];
+      const caught = [];
+      for (const block of bad) {
+        try { image(block); caught.push('accepted'); } catch (e) { caught.push(e instanceof TypeError ? 'TypeError' : String(e)); }
+      }
+      return caught;`);
+    assert.deepEqual(record.result, Array(8).fill('TypeError'));
+    assert.deepEqual(record.outputs, [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
+  });
+
+  it('shares one output budget between texts, logs and images, and says when it is spent', async () => {
+    const record = await run(
+      `text("a".repeat(60));\nconsole.log("b".repeat(60));\ntext("c");\nimage({ type: "image", data: "${PNG}", mimeType: "image/png" });\nconsole.log("d");\nreturn "done";`,
+      { outputLimitBytes: 100 },
+    );
+    assert.equal(record.result, 'done');
+    assert.deepEqual(record.outputs, [{ type: 'text', text: 'a'.repeat(60) }]);
+    assert.deepEqual(record.logs, [{ level: 'log', text: `${'b'.repeat(40)}\n[output truncated: limit of 100 bytes reached]` }]);
+  });
+
+  it('an image that does not fit is replaced by the truncation notice', async () => {
+    const record = await run(`text("x");\nimage({ type: "image", data: "${PNG}", mimeType: "image/png" });\ntext("y");`, {
+      outputLimitBytes: 50,
+    });
+    assert.deepEqual(record.outputs, [
+      { type: 'text', text: 'x' },
+      { type: 'text', text: '[output truncated: limit of 50 bytes reached]' },
+    ]);
+  });
+
+  it('exposes tools.<name> for each host function, frozen', async () => {
+    const record = await run(`
+      'use strict';
+      const names = Object.keys(tools);
+      let assigned = 'no';
+      try { tools.echo = null; assigned = 'yes'; } catch {}
+      try { tools.echo.extra = 1; assigned = 'yes'; } catch {}
+      try { delete globalThis.tools; } catch {}
+      return { names, assigned, frozen: Object.isFrozen(tools) && Object.isFrozen(tools.echo), still: typeof tools.echo,
+        name: tools.echo.name, reply: await tools.echo({ a: 1 }) };`);
+    assert.deepEqual(record.result, { names: ['echo', 'mcp_call'], assigned: 'no', frozen: true, still: 'function', name: 'echo', reply: { a: 1 } });
+  });
+
+  it('arguments that are not JSON-serialisable throw a TypeError in the script, without calling the host', async () => {
+    const record = await run(`
+      const out = [];
+      const circular = {}; circular.self = circular;
+      for (const args of [circular, 10n, () => 1, Symbol('s')]) {
+        try { await tools.echo(args); out.push('called'); } catch (e) { out.push(e.name); }
+      }
+      out.push(await tools.echo());
+      return out;`);
+    assert.deepEqual(record.result, ['TypeError', 'TypeError', 'TypeError', 'TypeError', null]);
+    assert.equal(record.calls, 1);
+  });
+});
+
+describe('sandbox isolation', () => {
+  it('empties globals that V8 flags of the host add (--expose-gc)', async () => {
+    // .mocharc.json starts Node with --expose-gc; another test may have turned it off meanwhile.
+    const { setFlagsFromString } = await import('node:v8');
+    setFlagsFromString('--expose-gc');
+    const record = await run('globalThis.gc = () => 1; return [typeof gc, Object.getOwnPropertyDescriptor(globalThis, "gc")?.writable];');
+    assert.deepEqual(record.result, ['undefined', false]);
+  });
+
+  it('refuses a script that closes its wrapper function early', async () => {
+    const record = await run('}); globalThis.escaped = 1; (async () => {');
+    assert.equal(record.ok, false);
+    assert.equal(record.error?.name, 'SyntaxError');
+    assert.match(record.error?.message ?? '', /closes its own function early/);
+    const next = await run('return typeof globalThis.escaped;');
+    assert.equal(next.result, 'undefined');
+  });
+
+  it('has exactly the allowed globals', async () => {
+    const record = await run(
+      'return Object.getOwnPropertyNames(globalThis).filter((n) => globalThis[n] !== undefined || n === "undefined").concat(Object.getOwnPropertySymbols(globalThis).map(String));',
+    );
+    assert.deepEqual([...(record.result as string[])].sort(), [...V8_GLOBALS, 'tools', 'text', 'image'].sort());
+  });
+
+  it('Function constructors reached from sandbox objects give nothing of the host', async () => {
+    const record = await run(`
+      const tries = {
+        viaThis: () => this.constructor.constructor('return process')(),
+        viaText: () => text.constructor('return typeof process + typeof require + typeof fetch + typeof module')(),
+        viaTools: async () => {
+          const g = await tools.mcp_call.constructor('return this')();
+          return g === globalThis && typeof g.process === 'undefined' && typeof g.require === 'undefined';
+        },
+      };
+      const out = {};
+      for (const [name, f] of Object.entries(tries)) {
+        try { out[name] = await f(); } catch (e) { out[name] = 'threw ' + e.name; }
+      }
+      return out;`);
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    const out = record.result as Record<string, unknown>;
+    assert.ok(out['viaThis'] === 'threw ReferenceError' || out['viaThis'] === undefined, String(out['viaThis']));
+    assert.equal(out['viaText'], 'undefinedundefinedundefinedundefined');
+    assert.equal(out['viaTools'], true);
+  });
+
+  it('no isolated-vm object (Reference, Callback, ExternalCopy) is reachable from globalThis', async () => {
+    // Walks every object reachable through own properties (values, getters, setters) and prototypes.
+    const record = await run(`
+      const seen = new Set();
+      const queue = [globalThis];
+      const found = [];
+      while (queue.length > 0) {
+        const o = queue.pop();
+        if ((typeof o !== 'object' && typeof o !== 'function') || o === null || seen.has(o)) continue;
+        seen.add(o);
+        const keys = Reflect.ownKeys(o);
+        for (const k of ['applySync', 'applyIgnored', 'derefInto', 'copySync', 'copyInto', 'setSync']) {
+          if (keys.includes(k)) found.push(String(k));
+        }
+        queue.push(Object.getPrototypeOf(o));
+        for (const k of keys) {
+          const d = Object.getOwnPropertyDescriptor(o, k);
+          if (d) queue.push(d.value, d.get, d.set);
+        }
+      }
+      return { objects: seen.size, found };`);
+    const { objects, found } = record.result as { objects: number; found: string[] };
+    assert.deepEqual(found, []);
+    assert.ok(objects > 500, `walked only ${objects} objects`);
+  });
+
+  it('stack-trace callsites hand out no bootstrap function or receiver', async () => {
+    const record = await run(`
+      const leaks = [];
+      Error.prepareStackTrace = (error, frames) => {
+        for (const f of frames) {
+          if (f.getFileName() !== 'script.js' && (f.getFunction() !== undefined || (f.getThis() !== undefined && f.getThis() !== globalThis))) {
+            leaks.push(f.getFileName() + ':' + f.getFunctionName());
+          }
+        }
+        return 'prepared';
+      };
+      const a = {}; a.a = a;
+      try { text(a); } catch (e) { e.stack; }
+      try { image(null); } catch (e) { e.stack; }
+      try { await tools.echo(a); } catch (e) { e.stack; }
+      return leaks;`, { functions: { echo: async () => { throw new Error('host'); } } });
+    assert.deepEqual(record.result, []);
+  });
+
+  it('prototype pollution through the return value does not reach the host', async () => {
+    const record = await run('Object.prototype.polluted = "inside";\nreturn JSON.parse(\'{"__proto__":{"polluted":1},"a":{"__proto__":{"polluted":2}}}\');');
+    assert.equal(record.ok, true);
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+    assert.equal(Object.getPrototypeOf(record.result), Object.prototype);
+    assert.deepEqual(Object.keys(record.result as object), ['__proto__', 'a']);
+  });
+
+  it('prototype pollution through host function arguments does not reach the host', async () => {
+    let received: unknown;
+    const take: HostFunction = async (args) => {
+      received = args;
+      return Object.keys(args as object);
+    };
+    const record = await run('return await tools.take(JSON.parse(\'{"__proto__":{"polluted":1}}\'));', { functions: { take } });
+    assert.deepEqual(record.result, ['__proto__']);
+    assert.equal(({} as { polluted?: unknown }).polluted, undefined);
+    assert.equal(Object.getPrototypeOf(received), Object.prototype);
+  });
+
+  it('host errors arrive as plain Errors with name, message and code, and no host stack or path', async () => {
+    const fail: HostFunction = async () => {
+      throw Object.assign(new Error('boom /home/secret/path.js'), { code: 'MCP_TIMEOUT' });
+    };
+    const record = await run(
+      'try {\n  await tools.fail({});\n} catch (e) {\n' +
+        '  return { isError: e instanceof Error, proto: Object.getPrototypeOf(e) === Error.prototype,\n' +
+        '    name: e.name, message: e.message, code: e.code, stack: e.stack, keys: Object.keys(e) };\n}',
+      { functions: { fail } },
+    );
+    const caught = record.result as Record<string, unknown>;
+    assert.deepEqual({ ...caught, stack: undefined }, {
+      isError: true, proto: true, name: 'Error', message: 'boom /home/secret/path.js', code: 'MCP_TIMEOUT', stack: undefined, keys: ['code'],
+    });
+    const stack = String(caught['stack']);
+    const frames = stack.slice(stack.indexOf('\n'));
+    assert.match(frames, /^\n {4}at async script\.js:2:3/);
+    assert.doesNotMatch(frames, /[/\\]|node:|file:/, 'no host file path in the frames');
+    assert.ok(!stack.includes(import.meta.url) && !stack.includes(process.cwd()));
+  });
+
+  it('keeps the host error name (e.g. a BerryError subclass)', async () => {
+    class CallTimeoutError extends Error {
+      override name = 'CallTimeoutError';
+      code = 'MCP_TIMEOUT';
+    }
+    const fail: HostFunction = async () => {
+      throw new CallTimeoutError('Tool "search" on "docs" timed out after 60 s');
+    };
+    const record = await run('try { await tools.fail({}); } catch (e) { return [e.name, e.code, e.stack.split("\\n")[0]]; }', { functions: { fail } });
+    assert.deepEqual(record.result, ['CallTimeoutError', 'MCP_TIMEOUT', 'CallTimeoutError: Tool "search" on "docs" timed out after 60 s']);
+  });
+
+  it('a host function returning something JSON cannot hold fails that call only', async () => {
+    const odd: HostFunction = async () => ({ n: 1n });
+    const record = await run('try { await tools.odd({}); } catch (e) { return e.name + ": " + e.message; }', { functions: { odd } });
+    assert.match(String(record.result), /^TypeError: tools\.odd\(\) returned a value that cannot be converted to JSON/);
+  });
+});
