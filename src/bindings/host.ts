@@ -1,5 +1,6 @@
 import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
-import { BerryError, isBerryError } from '../errors.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
 import type {
   CallRequest,
@@ -16,6 +17,7 @@ import { ServerConnection } from './connection.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
 import { summarize } from './summarize.js';
+import { generateTypings, type TypingsServerInput } from './typings/index.js';
 import { validateCallRequest, validateDescribeRequest, validateListRequest } from './validate-request.js';
 
 export interface McpHostOptions {
@@ -41,9 +43,17 @@ export interface McpHost {
   call(request: CallRequest, options?: OperationOptions): Promise<CallResult>;
   /** The config as read now, for tools that need the server list (typings). */
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
+  /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server and tool; broken servers become warnings. */
+  typings(options?: { readonly signal?: AbortSignal }): Promise<string>;
   /** Runs `fn` on a pooled connection to `server`. */
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
+}
+
+interface Catalog {
+  readonly slot: ServerSlot;
+  readonly tools: Tool[] | undefined;
+  readonly error: { readonly code: BerryErrorCode; readonly message: string } | undefined;
 }
 
 interface Prepared {
@@ -64,6 +74,10 @@ class Host implements McpHost {
   readonly #pool: ConnectionPool;
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
+  readonly #idleTimeoutMs: number;
+  /** Operations running now; the machine's connection is released after a quiet idle period. */
+  #active = 0;
+  #releaseTimer: NodeJS.Timeout | undefined;
   #closed = false;
 
   constructor(options: McpHostOptions) {
@@ -75,11 +89,37 @@ class Host implements McpHost {
     this.#configPath = options.configPath;
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
+    this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
   }
 
-  async readConfig(signal?: AbortSignal): Promise<LoadedConfig> {
-    return (await this.#prepare(signal)).loaded;
+  /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
+  async #operation<T>(fn: () => Promise<T>): Promise<T> {
+    this.#active++;
+    if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
+    this.#releaseTimer = undefined;
+    try {
+      return await fn();
+    } finally {
+      if (--this.#active === 0) this.#armRelease();
+    }
+  }
+
+  // Idle MCP connections close after idleTimeoutMs; the SSH connection under them follows once
+  // the last of them is gone.
+  #armRelease(): void {
+    if (this.#closed) return;
+    this.#releaseTimer = setTimeout(() => {
+      this.#releaseTimer = undefined;
+      if (this.#active > 0 || this.#closed) return;
+      if (this.#pool.hasOpen(`${this.machine.identity}\n`)) this.#armRelease();
+      else void this.machine.release().catch(() => {});
+    }, this.#idleTimeoutMs + 1000);
+    this.#releaseTimer.unref();
+  }
+
+  readConfig(signal?: AbortSignal): Promise<LoadedConfig> {
+    return this.#operation(async () => (await this.#prepare(signal)).loaded);
   }
 
   async #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
@@ -146,45 +186,69 @@ class Host implements McpHost {
     return slot.config;
   }
 
-  async withServer<T>(
-    server: string,
-    fn: (connection: ServerConnection) => Promise<T>,
-    signal?: AbortSignal,
-  ): Promise<T> {
-    const prepared = await this.#prepare(signal);
-    return this.#use(prepared, this.#resolve(prepared, server), fn, signal);
+  withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.#operation(async () => {
+      const prepared = await this.#prepare(signal);
+      return this.#use(prepared, this.#resolve(prepared, server), fn, signal);
+    });
   }
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
     const { server } = validateListRequest(request);
-    const prepared = await this.#prepare(options.signal);
+    return this.#operation(() => this.#list(server, options.signal));
+  }
+
+  async #list(server: string | undefined, signal: AbortSignal | undefined): Promise<ListResult> {
+    const prepared = await this.#prepare(signal);
     if (server !== undefined && !prepared.loaded.servers.some((s) => s.name === server)) {
       this.#resolve(prepared, server);
     }
     const slots = prepared.loaded.servers.filter((s) => server === undefined || s.name === server);
-    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, options.signal)));
+    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, signal)));
     return { configPath: prepared.loaded.path, servers };
   }
 
-  async #status(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus> {
-    if (slot.status === 'disabled') return { name: slot.name, status: 'disabled', transport: slot.transport };
-    if (slot.status === 'error') {
-      return { name: slot.name, status: 'error', error: { code: slot.error.code, message: slot.error.message } };
-    }
+  /** One server's tool catalog, or why it has none: never throws for a broken server. */
+  async #catalog(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<Catalog> {
+    if (slot.status === 'disabled') return { slot, tools: undefined, error: undefined };
+    if (slot.status === 'error') return { slot, tools: undefined, error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const tools = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
-      return {
-        name: slot.name,
-        status: 'connected',
-        transport: slot.config.kind,
-        tools: tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
-      };
+      return { slot, tools: await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal), error: undefined };
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
-      return { name: slot.name, status: 'error', error: { code: berry.code, message: berry.message } };
+      return { slot, tools: undefined, error: { code: berry.code, message: berry.message } };
     }
   }
+
+  async #status(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus> {
+    const { tools, error } = await this.#catalog(prepared, slot, signal);
+    if (slot.status === 'disabled') return { name: slot.name, status: 'disabled', transport: slot.transport };
+    if (error || !tools || slot.status !== 'ok') {
+      return { name: slot.name, status: 'error', error: error ?? { code: 'MCP_CONNECT_FAILED', message: 'no tools' } };
+    }
+    return {
+      name: slot.name,
+      status: 'connected',
+      transport: slot.config.kind,
+      tools: tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
+    };
+  }
+
+  typings(options: { readonly signal?: AbortSignal } = {}): Promise<string> {
+    const { signal } = options;
+    return this.#operation(async () => {
+      const prepared = await this.#prepare(signal);
+      const catalogs = await Promise.all(prepared.loaded.servers.map((slot) => this.#catalog(prepared, slot, signal)));
+      return generateTypings(
+        catalogs.map(({ slot, tools, error }): TypingsServerInput => {
+          if (tools) return { server: slot.name, tools };
+          return { server: slot.name, error: error ? `${error.code}: ${error.message}` : 'disabled ("enabled": false)' };
+        }),
+      );
+    });
+  }
+
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     const { server, tool } = validateDescribeRequest(request);
@@ -228,12 +292,13 @@ class Host implements McpHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
   }
 }
 
-function describeTool(server: string, tool: import('@modelcontextprotocol/sdk/types.js').Tool): ToolDescription {
+function describeTool(server: string, tool: Tool): ToolDescription {
   return {
     server,
     name: tool.name,

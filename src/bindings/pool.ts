@@ -41,6 +41,12 @@ export class ConnectionPool {
     return this.#entries.size;
   }
 
+  /** True while any connection whose key starts with `prefix` is open or still finishing. */
+  hasOpen(prefix: string): boolean {
+    for (const entry of this.#live) if (entry.key.startsWith(prefix)) return true;
+    return false;
+  }
+
   /**
    * Runs `fn` on the connection for `key`, opening it with `open` if needed. Concurrent first
    * uses share one connect; a rejected connect leaves no entry.

@@ -1,0 +1,33 @@
+// `npm run demo`: the CLI against examples/mcp.json (real reference servers from npm).
+// npm run puts node_modules/.bin on PATH, which is where the servers' commands are found.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const bin = join(root, 'dist/src/bin.js');
+mkdirSync(join(homedir(), '.cache'), { recursive: true });
+
+const steps = [
+  ['list'],
+  ['call', 'everything', 'echo', '{"message":"hello from berry-mcp"}'],
+  ['call', 'everything', 'get-sum', '{"a":2,"b":40}'],
+  ['call', 'files', 'list_directory', '{"path":"."}'],
+  ['call', 'memory', 'create_entities', '{"entities":[{"name":"berry-mcp","entityType":"project","observations":["runs MCP from scripts"]}]}'],
+  ['call', 'memory', 'search_nodes', '{"query":"berry"}'],
+  ['describe', 'everything', 'get-sum'],
+  ['run', 'examples/tour.js'],
+];
+
+let failed = 0;
+for (const step of steps) {
+  process.stdout.write(`\n$ berry-mcp ${step.map((a) => (/[\s{"]/.test(a) ? `'${a}'` : a)).join(' ')} --config examples/mcp.json\n`);
+  const result = spawnSync(process.execPath, [bin, ...step, '--config', 'examples/mcp.json'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) {
+    failed++;
+    process.stdout.write(`(exit status ${result.status})\n`);
+  }
+}
+process.exitCode = failed === 0 ? 0 : 1;

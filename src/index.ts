@@ -1,0 +1,20 @@
+export { createHost } from './host.js';
+export type { Host, HostOptions, RunOptions } from './host.js';
+export { ConnectionPool, createMcpHost } from './bindings/index.js';
+export type * from './bindings/contract.js';
+export type { ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
+export { LocalMachine } from './remote/index.js';
+export type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './remote/index.js';
+export {
+  BerryError,
+  CallTimeoutError,
+  CancelledError,
+  ConfigError,
+  EnvVarMissingError,
+  ProtocolError,
+  ServerStartError,
+  TransportClosedError,
+  isBerryError,
+} from './errors.js';
+export type { BerryErrorCode } from './errors.js';
+export type { RunLog, RunOutput, RunRecord } from './runtime/index.js';

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { everythingPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
+import { faultEntry, tempDir } from '../bindings/helpers.js';
+
+const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
+
+interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function cli(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+describe('berry-mcp CLI', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+
+  before(() => {
+    tmp = tempDir();
+    writeConfig(tmp.dir, {
+      everything: { command: process.execPath, args: [everythingPath] },
+      fault: faultEntry(),
+      broken: { command: 'berry-no-such-command-xyz' },
+    });
+  });
+  after(() => tmp.cleanup());
+
+  it('list --json prints exactly what mcp_list returns', async () => {
+    const { code, stdout } = await cli(['list', '--json', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(code, 0);
+    const result = JSON.parse(stdout) as { configPath: string; servers: { name: string; status: string }[] };
+    assert.equal(result.configPath, join(tmp.dir, 'mcp.json'));
+    assert.deepEqual(
+      result.servers.map((s) => [s.name, s.status]),
+      [
+        ['everything', 'connected'],
+        ['fault', 'connected'],
+        ['broken', 'error'],
+      ],
+    );
+  });
+
+  it('list prints an aligned table for people', async () => {
+    const { code, stdout } = await cli(['list', 'everything', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(code, 0);
+    assert.match(stdout, /^everything {2}connected {2}stdio {2}\d+ tools$/m);
+    assert.match(stdout, /^ {2}echo +Echoes back the input string$/m);
+  });
+
+  it('call prints text content; exit 0, and 1 when the tool returns isError', async () => {
+    const ok = await cli(['call', 'everything', 'echo', '{"message":"hi"}', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(ok.code, 0);
+    assert.equal(ok.stdout, 'Echo: hi\n');
+    const failed = await cli(['call', 'fault', 'fail', '--config', 'mcp.json', '--json'], { cwd: tmp.dir });
+    assert.equal(failed.code, 1);
+    assert.equal((JSON.parse(failed.stdout) as { isError: boolean }).isError, true);
+  });
+
+  it('call writes images to --out and prints their paths', async () => {
+    const out = join(tmp.dir, 'images');
+    const { code, stdout } = await cli(['call', 'everything', 'get-tiny-image', '--out', out, '--config', 'mcp.json'], {
+      cwd: tmp.dir,
+    });
+    assert.equal(code, 0);
+    const match = /\[image image\/png written to (.+\.png)\]/.exec(stdout);
+    assert.ok(match, stdout);
+    assert.deepEqual([...readFileSync(match[1]!).subarray(1, 4)], [...Buffer.from('PNG')]);
+  });
+
+  it('describe shows a tool schema', async () => {
+    const { code, stdout } = await cli(['describe', 'everything', 'get-sum', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(code, 0);
+    assert.match(stdout, /everything \/ get-sum/);
+    assert.match(stdout, /Input schema:/);
+  });
+
+  it('exit 2 for bad usage, bad config, an unknown server, and an unreachable server', async () => {
+    const usage = await cli(['frobnicate'], { cwd: tmp.dir });
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /unknown command "frobnicate"/);
+    const badJson = await cli(['call', 'everything', 'echo', '{nope', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(badJson.code, 2);
+    assert.match(badJson.stderr, /arguments must be JSON/);
+    const unknown = await cli(['call', 'nope', 'x', '--config', 'mcp.json', '--json'], { cwd: tmp.dir });
+    assert.equal(unknown.code, 2);
+    assert.equal((JSON.parse(unknown.stdout) as { error: { code: string } }).error.code, 'MCP_UNKNOWN_SERVER');
+    const unreachable = await cli(['call', 'broken', 'x', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(unreachable.code, 2);
+    assert.match(unreachable.stderr, /MCP_CONNECT_FAILED/);
+    writeConfig(join(tmp.dir, 'bad'), {});
+    const badConfigPath = join(tmp.dir, 'bad', 'mcp.json');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(badConfigPath, '{ "mcpServers": { "a": { "command": "x", } } }');
+    const badConfig = await cli(['list', '--config', badConfigPath], { cwd: tmp.dir });
+    assert.equal(badConfig.code, 2);
+    assert.match(badConfig.stderr, /line 1, column \d+/);
+  });
+
+  it('--verbose streams lifecycle and server stderr to stderr', async () => {
+    const { code, stderr } = await cli(['call', 'fault', 'echo', '{"text":"x"}', '--verbose', '--config', 'mcp.json'], {
+      cwd: tmp.dir,
+    });
+    assert.equal(code, 0);
+    assert.match(stderr, /\[fault\] spawned: spawned pid \d+/);
+    assert.match(stderr, /\[fault\] initialized: .*protocol/);
+    assert.match(stderr, /\[fault\] closed: closed \(host closed\)/);
+  });
+});
+
+describe('berry-mcp typings', function () {
+  this.timeout(60_000);
+
+  it('writes a .d.ts for the configured servers with -o, warning about broken ones', async () => {
+    const tmp = tempDir();
+    try {
+      writeConfig(tmp.dir, {
+        everything: { command: process.execPath, args: [everythingPath] },
+        broken: { command: 'berry-no-such-command-xyz' },
+      });
+      const { code, stderr } = await cli(['typings', '-o', 'servers.d.ts', '--config', 'mcp.json'], { cwd: tmp.dir });
+      assert.equal(code, 0, stderr);
+      const dts = readFileSync(join(tmp.dir, 'servers.d.ts'), 'utf8');
+      assert.match(dts, /"everything"/);
+      assert.match(dts, /"get-sum"/);
+      assert.match(dts, /broken/);
+      assert.doesNotMatch(dts, /"broken": \{/);
+      const again = await cli(['typings', '--config', 'mcp.json'], { cwd: tmp.dir });
+      assert.equal(again.stdout, dts, 'deterministic');
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
