@@ -3,8 +3,16 @@ export type { Host, HostOptions, RunOptions } from './host.js';
 export { ConnectionPool, createMcpHost } from './bindings/index.js';
 export type * from './bindings/contract.js';
 export type { ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
-export { LocalMachine } from './remote/index.js';
-export type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './remote/index.js';
+export { LocalMachine, SshMachine } from './remote/index.js';
+export type {
+  LifetimeEndEvent,
+  LifetimeEndListener,
+  Machine,
+  MachineProcess,
+  ProcessExit,
+  SpawnSpec,
+  SshMachineOptions,
+} from './remote/index.js';
 export {
   BerryError,
   CallTimeoutError,
