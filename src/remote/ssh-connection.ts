@@ -15,6 +15,8 @@ const SESSION_HINT =
 const FORWARD_HINT = 'the server may forbid forwarding (AllowTcpForwarding)';
 const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const MAX_RUN_OUTPUT = 8 * 1024 * 1024;
+/** How long close() waits for the control session to deliver the signals sent before it. */
+const CONTROL_DRAIN_MS = 1000;
 
 /**
  * One authenticated SSH connection: one connection lifetime of an SshMachine. Caches what is
@@ -160,8 +162,29 @@ export class SshConnection {
     this.run(`kill -${signal} -${pgid}`).catch(() => {});
   }
 
+  /**
+   * Ends the connection. sshd drops channel data it has not yet handed to a process when the
+   * client disconnects, so group signals already queued on the control session would be lost
+   * (a server's escaped descendants would survive): its input is ended first, and the
+   * connection ends once the control shell has read everything and exited (bounded).
+   */
   close(): void {
-    this.#client.end();
+    const control = this.#controlChannel;
+    if (!this.#open || !control || control.destroyed) {
+      this.#client.end();
+      return;
+    }
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      this.#client.end();
+    };
+    const timer = setTimeout(end, CONTROL_DRAIN_MS);
+    timer.unref();
+    control.once('close', end);
+    control.end();
   }
 
   async #readEnv(): Promise<Record<string, string>> {
