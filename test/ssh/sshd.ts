@@ -57,6 +57,21 @@ export interface Sshd {
   killConnections(): number;
   /** Freezes them instead (SIGSTOP): connections stay open but go silent. Returns a resume function. */
   pauseConnections(): () => void;
+  /**
+   * Starts `node SCRIPT ...ARGS` on the remote side (inside the namespace when there is one) and
+   * resolves once its stdout prints a line matching `ready`. stop() stops it too.
+   */
+  startRemoteNode(script: string, args: readonly string[], ready: RegExp): Promise<RemoteNode>;
+  stop(): Promise<void>;
+}
+
+/** A node process started with `startRemoteNode`. */
+export interface RemoteNode {
+  readonly pid: number;
+  /** The stdout line that matched `ready`. */
+  readonly line: string;
+  /** Output on stderr so far (bounded), for failure messages. */
+  stderrTail(): string;
   stop(): Promise<void>;
 }
 
@@ -162,6 +177,20 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
         const sessions = descendants(sshdPid).filter((row) => row.comm === 'sshd').map((row) => row.pid);
         killPids(sessions, 'SIGSTOP');
         return () => killPids(sessions, 'SIGCONT');
+      },
+      startRemoteNode: async (script, args, ready) => {
+        const child = spawnIn(namespace, process.execPath, [script, ...args], ['pipe', 'pipe', 'pipe']);
+        const stop = (): Promise<void> => stopProcessTree(child);
+        cleanups.push(stop);
+        let tail = '';
+        child.stderr!.on('data', (chunk: Buffer) => {
+          tail = (tail + chunk.toString('utf8')).slice(-4096);
+        });
+        const line = await waitForLine(child, 'stdout', ready, 10_000, `node ${script}`).catch(async (error: unknown) => {
+          await stop();
+          throw error;
+        });
+        return { pid: child.pid!, line, stderrTail: () => tail, stop };
       },
       stop: async () => {
         // Whatever the tests left running remotely: sshd's descendants, and (with a namespace)
