@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -17,12 +18,17 @@ export interface StdioShutdownOptions {
 export interface MachineStdioTransportOptions {
   readonly machine: Machine;
   readonly spec: SpawnSpec;
-  /** Every stderr chunk, as text, for diagnostics. */
+  /**
+   * stderr for diagnostics, in whole lines (a line longer than 8 KB comes in pieces), so that
+   * redacting a secret never meets half of it.
+   */
   readonly onStderr?: (text: string) => void;
   /** @default 4096 */
   readonly stderrTailBytes?: number;
   readonly shutdown?: StdioShutdownOptions;
 }
+
+const MAX_PARTIAL_LINE = 8192;
 
 /**
  * MCP over a process's stdin/stdout on any Machine. The process runs in its own process group;
@@ -43,6 +49,7 @@ export class MachineStdioTransport implements Transport {
   #closing: Promise<void> | undefined;
   #closedNotified = false;
   #protocolVersion: string | undefined;
+  #partialLine = '';
 
   constructor(options: MachineStdioTransportOptions) {
     this.#options = options;
@@ -78,9 +85,10 @@ export class MachineStdioTransport implements Transport {
     child.stdin.on('error', () => {});
     child.stdout.on('error', () => {});
     child.stderr.on('error', () => {});
+    const decoder = new StringDecoder('utf8');
     child.stderr.on('data', (chunk: Buffer) => {
       this.#stderrTail.push(chunk);
-      this.#options.onStderr?.(chunk.toString('utf8'));
+      if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
     });
     child.stdout.on('data', (chunk: Buffer) => {
       this.#readBuffer.append(chunk);
@@ -90,6 +98,28 @@ export class MachineStdioTransport implements Transport {
       this.#exit = exit;
       void this.#afterExit();
     });
+  }
+
+  #emitLines(text: string): void {
+    const onStderr = this.#options.onStderr;
+    if (!onStderr) return;
+    let pending = this.#partialLine + text;
+    const lastNewline = pending.lastIndexOf('\n');
+    if (lastNewline !== -1) {
+      onStderr(pending.slice(0, lastNewline + 1));
+      pending = pending.slice(lastNewline + 1);
+    }
+    while (pending.length > MAX_PARTIAL_LINE) {
+      onStderr(pending.slice(0, MAX_PARTIAL_LINE));
+      pending = pending.slice(MAX_PARTIAL_LINE);
+    }
+    this.#partialLine = pending;
+  }
+
+  #flushStderr(): void {
+    const rest = this.#partialLine;
+    this.#partialLine = '';
+    if (rest) this.#options.onStderr?.(rest);
   }
 
   #drainMessages(): void {
@@ -154,6 +184,7 @@ export class MachineStdioTransport implements Transport {
   #notifyClosed(): void {
     if (this.#closedNotified) return;
     this.#closedNotified = true;
+    this.#flushStderr();
     this.#readBuffer.clear();
     this.onclose?.();
   }

@@ -132,7 +132,11 @@ describe('secrets', function () {
     writeConfig(tmp.dir, {
       leaky: {
         command: process.execPath,
-        args: ['-e', 'process.stderr.write("token is " + process.env.TOKEN + "\\n"); process.exit(4)'],
+        // The secret arrives in two stderr chunks: redaction must still see it whole.
+        args: [
+          '-e',
+          'const t = process.env.TOKEN; process.stderr.write("token is " + t.slice(0, 9)); setTimeout(() => { process.stderr.write(t.slice(9) + "\\n"); process.exit(4); }, 100);',
+        ],
         env: { TOKEN: '${BERRY_CANARY}' },
       },
       crashy: { ...echoToken, env: { TOKEN: '${BERRY_CANARY}', LITERAL: `literal-${CANARY}` } },
@@ -172,6 +176,9 @@ describe('secrets', function () {
       tmp.cleanup();
     }
     texts.push(...events.map((e) => JSON.stringify(e)));
+    const leakyStderr = events.filter((e) => e.server === 'leaky' && e.kind === 'stderr').map((e) => e.message);
+    texts.push(leakyStderr.join(''));
+    assert.ok(leakyStderr.join('').includes('token is ***'), leakyStderr.join('|'));
     assert.ok(events.length > 5);
     for (const text of texts) assert.ok(!text.includes(CANARY), `secret leaked in: ${text.slice(0, 300)}`);
   });
