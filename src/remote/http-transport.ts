@@ -1,6 +1,7 @@
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { fetch as undiciFetch, type RequestInit as UndiciRequestInit } from 'undici';
+import type { RequestInit as UndiciRequestInit } from 'undici';
+import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
 
 /**
@@ -10,6 +11,7 @@ import type { Machine } from './machine.js';
  */
 export function createMachineFetch(machine: Machine): FetchLike {
   const dispatcher = machine.dispatcher();
+  const undiciFetch = loadUndici().fetch;
   return (async (url: string | URL, init?: RequestInit) => {
     const response = await undiciFetch(url, {
       ...(init as UndiciRequestInit | undefined),

@@ -1,7 +1,8 @@
 import { spawn as spawnChild } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from './lazy-modules.js';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -68,7 +69,7 @@ export class LocalMachine implements Machine {
   }
 
   dispatcher(): Dispatcher {
-    this.#agent ??= new Agent({ keepAliveTimeout: 30_000 });
+    this.#agent ??= new (loadUndici().Agent)({ keepAliveTimeout: 30_000 });
     return this.#agent;
   }
 

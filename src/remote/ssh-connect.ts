@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
-import ssh2 from 'ssh2';
 import type { AnyAuthMethod, AuthenticationType, Client as SshClient, NextAuthHandler, ParsedKey } from 'ssh2';
 import { BerryError } from '../errors.js';
 import {
@@ -13,9 +12,8 @@ import {
   parseKnownHosts,
   type KnownHostEntry,
 } from './ssh-known-hosts.js';
+import { loadSsh2 } from './lazy-modules.js';
 import type { NormalizedSshOptions } from './ssh-options.js';
-
-const { Client, utils } = ssh2;
 
 /** Host key accepted under `acceptUnknownHostKey`, pinned for the rest of the machine's life. */
 export interface HostKeyPin {
@@ -49,7 +47,7 @@ export async function connectSsh(o: NormalizedSshOptions, pin: HostKeyPin, signa
   }
 
   return new Promise<SshClient>((resolve, reject) => {
-    const client = new Client();
+    const client = new (loadSsh2().Client)();
     let hostKeyProblem: string | undefined;
     let settled = false;
     const finish = (error?: BerryError): void => {
@@ -192,7 +190,7 @@ async function parsePrivateKey(file: string, passphrase: string | undefined): Pr
   } catch (error) {
     return new Error(`cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const parsed = utils.parseKey(data, passphrase) as ParsedKey | ParsedKey[] | Error;
+  const parsed = loadSsh2().utils.parseKey(data, passphrase) as ParsedKey | ParsedKey[] | Error;
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (key === undefined) return new Error('no key found in the file');
   if (key instanceof Error) {

@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import { isIP } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { Agent, type buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
+import { loadUndici } from './lazy-modules.js';
 
 export interface SshDispatcherOptions {
   /** Opens a TCP connection from the remote machine (its DNS, its localhost). */
@@ -54,5 +55,5 @@ export function createSshDispatcher(options: SshDispatcherOptions): Agent {
       (error: Error) => finish(error),
     );
   };
-  return new Agent({ connect });
+  return new (loadUndici().Agent)({ connect });
 }
