@@ -179,17 +179,23 @@ export class ServerConnection {
       ac.abort(new CancelledError(`Call of "${tool}" on server "${this.config.name}" was cancelled.`));
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    // The SDK's maxTotalTimeout is only checked when progress arrives, so keep our own deadline.
+    // Without progress the SDK's own timeout ends the call first; progress resets that timeout, and
+    // the SDK's maxTotalTimeout is only checked when progress arrives: so from the first progress
+    // on, our own hard deadline (counted from the start) bounds the call.
+    const started = Date.now();
     const hardDeadlineMs = timeoutMs * HARD_DEADLINE_FACTOR;
-    const deadline = setTimeout(() => {
-      ac.abort(
-        new CallTimeoutError(
-          `Call of "${tool}" on server "${this.config.name}" passed its hard deadline of ${hardDeadlineMs / 1000} s (${HARD_DEADLINE_FACTOR}× the ${timeoutMs / 1000} s timeout) and was cancelled.`,
-          hardDeadlineMs,
-        ),
-      );
-    }, hardDeadlineMs);
-    deadline.unref();
+    let deadline: NodeJS.Timeout | undefined;
+    const armDeadline = (): void => {
+      deadline = setTimeout(() => {
+        ac.abort(
+          new CallTimeoutError(
+            `Call of "${tool}" on server "${this.config.name}" passed its hard deadline of ${hardDeadlineMs / 1000} s (${HARD_DEADLINE_FACTOR}× the ${timeoutMs / 1000} s timeout) and was cancelled.`,
+            hardDeadlineMs,
+          ),
+        );
+      }, Math.max(0, started + hardDeadlineMs - Date.now()));
+      deadline.unref();
+    };
     const onProgress = options.onProgress;
     try {
       const result = await this.client.request(
@@ -199,14 +205,16 @@ export class ServerConnection {
           signal: ac.signal,
           timeout: timeoutMs,
           resetTimeoutOnProgress: true,
-          onprogress: (p) =>
+          onprogress: (p) => {
+            if (deadline === undefined) armDeadline();
             onProgress?.({
               server: this.config.name,
               tool,
               progress: p.progress,
               ...(p.total === undefined ? {} : { total: p.total }),
               ...(p.message === undefined ? {} : { message: p.message }),
-            }),
+            });
+          },
         },
       );
       return result as CallToolResult;

@@ -17,8 +17,8 @@ const noProgress = (): void => {};
 export class HostBridge {
   readonly #functions: Readonly<Record<string, HostFunction>>;
   readonly #onProgress: RunScriptOptions['onProgress'];
-  /** Controllers of calls in flight that asked for their signal. */
-  readonly #inFlight = new Set<AbortController>();
+  /** The run's: every call's signal, aborted when the run ends. One per run, not per call. */
+  readonly #controller = new AbortController();
   #closed: (() => Error) | undefined;
   #calls = 0;
 
@@ -44,42 +44,29 @@ export class HostBridge {
       return errorEnvelope({ name: 'TypeError', message: `tools.${name}(): arguments are not valid JSON (${messageOf(error)})` });
     }
     this.#calls++;
-    const context = new CallContext(this, name as string);
+    const call = { settled: false };
+    const context: HostCallContext = { signal: this.#controller.signal, onProgress: this.#progressFor(name as string, call) };
     try {
       return okEnvelope(name as string, await fn(args, context));
     } catch (error) {
       return errorEnvelope(shapeHostError(error));
     } finally {
-      context.settle();
+      call.settled = true;
     }
   };
 
   /** Aborts every call still in flight with `reason()`; calls arriving later are refused with it. */
   close(reason: () => Error): void {
-    this.#closed ??= reason;
-    if (this.#inFlight.size === 0) return;
-    const error = reason();
-    for (const controller of this.#inFlight) controller.abort(error);
-    this.#inFlight.clear();
+    if (this.#closed !== undefined) return;
+    this.#closed = reason;
+    this.#controller.abort(reason());
   }
 
-  /** @internal the signal of one call: aborted at once if the run has ended. */
-  track(controller: AbortController): void {
-    if (this.#closed !== undefined) controller.abort(this.#closed());
-    else this.#inFlight.add(controller);
-  }
-
-  /** @internal */
-  untrack(controller: AbortController): void {
-    this.#inFlight.delete(controller);
-  }
-
-  /** @internal */
-  progressFor(fn: string, context: CallContext): (p: HostProgress) => void {
+  #progressFor(fn: string, call: { readonly settled: boolean }): (p: HostProgress) => void {
     const listener = this.#onProgress;
     if (listener === undefined) return noProgress;
     return (p) => {
-      if (context.settled || this.#closed !== undefined || typeof p !== 'object' || p === null) return;
+      if (call.settled || this.#closed !== undefined || typeof p !== 'object' || p === null) return;
       const event: { fn: string; progress: number; total?: number; message?: string } = { fn, progress: p.progress };
       if (p.total !== undefined) event.total = p.total;
       if (p.message !== undefined) event.message = p.message;
@@ -89,39 +76,6 @@ export class HostBridge {
         // A failing progress listener must not fail the call that reported progress.
       }
     };
-  }
-}
-
-/**
- * What a host function receives. The AbortController is made on first read of `signal`: most
- * calls never read it, and creating one costs several microseconds, a fifth of a round trip.
- */
-class CallContext implements HostCallContext {
-  readonly #bridge: HostBridge;
-  #controller: AbortController | undefined;
-  #settled = false;
-  readonly onProgress: (p: HostProgress) => void;
-
-  constructor(bridge: HostBridge, fn: string) {
-    this.#bridge = bridge;
-    this.onProgress = bridge.progressFor(fn, this);
-  }
-
-  get signal(): AbortSignal {
-    if (this.#controller === undefined) {
-      this.#controller = new AbortController();
-      if (!this.#settled) this.#bridge.track(this.#controller);
-    }
-    return this.#controller.signal;
-  }
-
-  get settled(): boolean {
-    return this.#settled;
-  }
-
-  settle(): void {
-    this.#settled = true;
-    if (this.#controller !== undefined) this.#bridge.untrack(this.#controller);
   }
 }
 
