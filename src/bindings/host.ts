@@ -50,6 +50,9 @@ export interface McpHost {
   close(): Promise<void>;
 }
 
+/** How long after the MCP connections' idle close the machine's own connection is released. */
+const RELEASE_MARGIN_MS = 1000;
+
 interface Catalog {
   readonly slot: ServerSlot;
   readonly tools: Tool[] | undefined;
@@ -78,6 +81,8 @@ class Host implements McpHost {
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
+  #lastActive = 0;
+  #lastPrepared: Prepared | undefined;
   #closed = false;
 
   constructor(options: McpHostOptions) {
@@ -96,25 +101,26 @@ class Host implements McpHost {
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
   async #operation<T>(fn: () => Promise<T>): Promise<T> {
     this.#active++;
-    if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
-    this.#releaseTimer = undefined;
     try {
       return await fn();
     } finally {
-      if (--this.#active === 0) this.#armRelease();
+      this.#lastActive = Date.now();
+      if (--this.#active === 0 && !this.#releaseTimer) this.#armRelease(this.#idleTimeoutMs + RELEASE_MARGIN_MS);
     }
   }
 
-  // Idle MCP connections close after idleTimeoutMs; the SSH connection under them follows once
-  // the last of them is gone.
-  #armRelease(): void {
+  // Idle MCP connections close after idleTimeoutMs; the SSH connection under them follows once the
+  // last of them is gone. One timer per quiet period, re-armed for what is left.
+  #armRelease(delayMs: number): void {
     if (this.#closed) return;
     this.#releaseTimer = setTimeout(() => {
       this.#releaseTimer = undefined;
       if (this.#active > 0 || this.#closed) return;
-      if (this.#pool.hasOpen(`${this.machine.identity}\n`)) this.#armRelease();
+      const left = this.#lastActive + this.#idleTimeoutMs + RELEASE_MARGIN_MS - Date.now();
+      if (left > 0) this.#armRelease(left);
+      else if (this.#pool.hasOpen(`${this.machine.identity}\n`)) this.#armRelease(RELEASE_MARGIN_MS);
       else void this.machine.release().catch(() => {});
-    }, this.#idleTimeoutMs + 1000);
+    }, delayMs);
     this.#releaseTimer.unref();
   }
 
@@ -131,13 +137,17 @@ class Host implements McpHost {
       ...(this.#configPath === undefined ? {} : { configPath: this.#configPath }),
       ...(signal ? { signal } : {}),
     });
+    // loadConfig hands back the same object while nothing changed: so does this.
+    const last = this.#lastPrepared;
+    if (last?.loaded === loaded && last.lifetime === lifetime) return last;
     const scope = `${this.machine.identity}\n${this.cwd}\n${loaded.path}`;
     const live = new Set<string>();
     for (const slot of loaded.servers) {
       if (slot.status === 'ok') live.add(this.#key(lifetime, slot.config));
     }
     this.#pool.sync(scope, live);
-    return { loaded, lifetime, scope };
+    this.#lastPrepared = { loaded, lifetime, scope };
+    return this.#lastPrepared;
   }
 
   #key(lifetime: string, config: ResolvedServerConfig): string {

@@ -11,7 +11,9 @@ interface Entry {
   readonly promise: Promise<ServerConnection>;
   connection: ServerConnection | undefined;
   inFlight: number;
+  /** One timer per idle period, not one per operation: it re-arms itself for what is left. */
   idleTimer: NodeJS.Timeout | undefined;
+  idleSince: number;
   /** The config scopes (machine + cwd + config file) whose last read still names this entry. */
   readonly scopes: Set<string>;
   retired: boolean;
@@ -66,10 +68,6 @@ export class ConnectionPool {
     entry ??= this.#create(key, open);
     entry.scopes.add(scope);
     entry.inFlight++;
-    if (entry.idleTimer) {
-      clearTimeout(entry.idleTimer);
-      entry.idleTimer = undefined;
-    }
     try {
       return await fn(await entry.promise);
     } finally {
@@ -85,6 +83,7 @@ export class ConnectionPool {
       connection: undefined,
       inFlight: 0,
       idleTimer: undefined,
+      idleSince: 0,
       scopes: new Set(),
       retired: false,
     };
@@ -130,13 +129,24 @@ export class ConnectionPool {
       this.#closeEntry(entry, this.#closed ? 'host closed' : 'config changed');
       return;
     }
-    if (entry.idleTimer || !entry.connection) return;
+    if (!entry.connection) return;
+    entry.idleSince = Date.now();
+    if (!entry.idleTimer) this.#armIdle(entry, this.idleTimeoutMs);
+  }
+
+  #armIdle(entry: Entry, delayMs: number): void {
     entry.idleTimer = setTimeout(() => {
       entry.idleTimer = undefined;
-      if (entry.inFlight > 0) return;
+      // Busy again: the end of that operation arms a new timer.
+      if (entry.inFlight > 0 || entry.retired || this.#closed) return;
+      const left = entry.idleSince + this.idleTimeoutMs - Date.now();
+      if (left > 0) {
+        this.#armIdle(entry, left);
+        return;
+      }
       if (this.#entries.get(entry.key) === entry) this.#entries.delete(entry.key);
       this.#closeEntry(entry, `idle for ${this.idleTimeoutMs} ms`);
-    }, this.idleTimeoutMs);
+    }, delayMs);
     entry.idleTimer.unref();
   }
 
