@@ -1,0 +1,52 @@
+/**
+ * Section 1: a fresh sandbox, from the call to its first statement. A trivial script (`return 1`)
+ * through host.run and through runScript directly, next to the floor isolated-vm itself sets
+ * (a new Isolate + Context, disposed).
+ */
+import { createRequire } from 'node:module';
+import type IsolatedVm from 'isolated-vm';
+import { createHost } from '../src/index.js';
+import { runScript } from '../src/runtime/index.js';
+import { tempDir, writeConfig } from './fixtures.js';
+import { row, value, type Row } from './rows.js';
+import { alternate, timeEach, timeOnce } from './stats.js';
+
+const SECTION = '1 sandbox start';
+const ROUNDS = 10;
+const PER_ROUND = 20;
+const TRIVIAL = 'return 1';
+
+export default async function sandboxStart(): Promise<Row[]> {
+  const { dir, remove } = tempDir('sandbox');
+  const host = createHost({ cwd: dir, configPath: writeConfig(dir, {}) });
+  const ivm = createRequire(import.meta.url)('isolated-vm') as typeof IsolatedVm;
+  try {
+    // The first run of a process also loads isolated-vm and makes the bootstrap's code cache.
+    const first = await timeOnce(() => expectOk(host.run(TRIVIAL)));
+    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
+      hostRun: () => timeEach(PER_ROUND, () => expectOk(host.run(TRIVIAL))),
+      runScript: () => timeEach(PER_ROUND, () => expectOk(runScript(TRIVIAL, { functions: {} }))),
+      floor: () => timeEach(PER_ROUND, async () => isolateFloor(ivm)),
+    });
+    return [
+      row(SECTION, 'host.run("return 1"), fresh isolate', 'ms', r.hostRun.samples, { target: { max: 5, label: '≤ 5 ms p50' } }),
+      row(SECTION, 'runScript("return 1") directly', 'ms', r.runScript.samples),
+      row(SECTION, '(floor) ivm new Isolate + Context + dispose', 'ms', r.floor.samples),
+      value(SECTION, 'first host.run of the process (loads ivm)', 'ms', first),
+    ];
+  } finally {
+    await host.close();
+    remove();
+  }
+}
+
+function isolateFloor(ivm: typeof IsolatedVm): void {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  isolate.createContextSync();
+  isolate.dispose();
+}
+
+async function expectOk(record: Promise<{ ok: boolean; error?: { message: string } }>): Promise<void> {
+  const r = await record;
+  if (!r.ok) throw new Error(`script failed: ${r.error?.message}`);
+}
