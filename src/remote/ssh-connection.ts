@@ -9,6 +9,8 @@ export interface RunResult {
 }
 
 /** The control session: reads `SIGNAL PGID` lines and signals those process groups. */
+/** Exit codes of exec'd channels, recorded as soon as the channel exists (see exec). */
+const exitCodes = new WeakMap<ClientChannel, number | undefined>();
 const CONTROL_COMMAND = `exec sh -c 'while read -r s p; do kill -$s -$p 2>/dev/null; done'`;
 const SESSION_HINT =
   'sshd allows MaxSessions (default 10) sessions per connection; each running process, the SFTP session and the signal session hold one';
@@ -56,7 +58,17 @@ export class SshConnection {
 
   /** Opens an exec channel (a new session on the server, so a new process group). */
   exec(command: string): Promise<ClientChannel> {
-    return this.#channel((callback) => this.#client.exec(command, callback), `Cannot start a command on ${this.identity}`, SESSION_HINT);
+    return this.#channel(
+      (callback) =>
+        this.#client.exec(command, (error, channel) => {
+          // A fast command's exit status can arrive in the same read as the exec reply, before the
+          // caller's await resumes: record it now, or it is lost.
+          if (!error) channel.once('exit', (code: number | null) => exitCodes.set(channel, code ?? undefined));
+          callback(error, channel);
+        }),
+      `Cannot start a command on ${this.identity}`,
+      SESSION_HINT,
+    );
   }
 
   /** Opens a TCP connection from the remote machine to `host:port` (resolved remotely). */
@@ -76,7 +88,6 @@ export class SshConnection {
         const out: Buffer[] = [];
         let outLength = 0;
         let err = '';
-        let code: number | undefined;
         channel.on('data', (chunk: Buffer) => {
           if (outLength < MAX_RUN_OUTPUT) out.push(chunk);
           outLength += chunk.length;
@@ -84,10 +95,7 @@ export class SshConnection {
         channel.stderr.on('data', (chunk: Buffer) => {
           err = (err + chunk.toString('utf8')).slice(-4096);
         });
-        channel.on('exit', (exitCode: number | null) => {
-          code = exitCode ?? undefined;
-        });
-        channel.once('close', () => resolve({ code, stdout: Buffer.concat(out), stderr: err }));
+        channel.once('close', () => resolve({ code: exitCodes.get(channel), stdout: Buffer.concat(out), stderr: err }));
       }),
       signal,
       () => channel.close(),
