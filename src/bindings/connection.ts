@@ -270,6 +270,8 @@ export class ServerConnection {
         code === 'ENOENT'
           ? `command not found (or cwd "${config.kind === 'stdio' ? config.cwd : ''}" missing): check "command" and PATH on the target machine`
           : `could not start: ${this.redact(exit.error.message)}`;
+      // A remote shell reports the failure with an exit code too (127: not found, 126: no cwd).
+      if (exit.code !== undefined) reason += ` (exit code ${exit.code})`;
     } else if (exit?.code !== undefined) {
       reason = `the server exited with code ${exit.code} during initialization`;
     } else if (exit?.signal !== undefined) {

@@ -12,7 +12,10 @@ export interface SpawnSpec {
 }
 
 export interface ProcessExit {
-  /** Exit code, or undefined when the process was killed by a signal or never started. */
+  /**
+   * Exit code; undefined when the process was killed by a signal, or never started locally. A
+   * remote start failure carries the shell's code (127 command not found, 126 no such cwd) and `error`.
+   */
   readonly code: number | undefined;
   readonly signal: string | undefined;
   /** Set when the process could not be started at all (e.g. ENOENT). */
