@@ -69,6 +69,26 @@ describe('faults of stdio servers', function () {
     assert.deepEqual(seen, [1, 2, 3, 4, 5, 6]);
   });
 
+  it('progress cannot extend a call past its hard deadline (10× the timeout)', async function () {
+    this.timeout(20_000);
+    const started = Date.now();
+    const seen: number[] = [];
+    await assert.rejects(
+      host.call(
+        { server: 'slow', tool: 'progress', arguments: { steps: 100, intervalMs: 400 } },
+        { onProgress: (p) => seen.push(p.progress) },
+      ),
+      (error: unknown) => {
+        assert.ok(isBerryError(error) && error.code === 'MCP_TIMEOUT', String(error));
+        assert.match(error.message, /hard deadline of 10 s/);
+        return true;
+      },
+    );
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed >= 9900 && elapsed < 13_000, `ended after ${elapsed} ms`);
+    assert.ok(seen.length >= 20, 'progress kept resetting the 1 s timeout meanwhile');
+  });
+
   it('cancellation sends notifications/cancelled and is reported as cancelled, not as a timeout', async () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);
