@@ -17,6 +17,7 @@ const SESSION_HINT =
 const FORWARD_HINT = 'the server may forbid forwarding (AllowTcpForwarding)';
 const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const MAX_RUN_OUTPUT = 8 * 1024 * 1024;
+const SFTP_READ_CHUNK = 32 * 1024;
 /** How long close() waits for the control session to deliver the signals sent before it. */
 const CONTROL_DRAIN_MS = 1000;
 
@@ -122,17 +123,44 @@ export class SshConnection {
   /** Reads a UTF-8 file over SFTP; undefined when it does not exist. */
   async readFile(path: string, signal?: AbortSignal): Promise<string | undefined> {
     const sftp = await abortable(this.#sftpSession(), signal);
-    const read = new Promise<string | undefined>((resolve, reject) => {
-      sftp.readFile(path, { encoding: 'utf8' }, (error, data) => {
-        if (!error) return resolve(data as unknown as string);
+    return abortable(this.#readWhole(sftp, path), signal);
+  }
+
+  // The config is reread on every operation: open + read is two round trips, where ssh2's
+  // readFile takes four (open, fstat, read, close). The close is not waited for.
+  #readWhole(sftp: SFTPWrapper, path: string): Promise<string | undefined> {
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error): void => {
         const status = (error as Error & { code?: unknown }).code;
         const code = typeof status === 'number' ? (SFTP_ERROR_CODES[status] ?? 'EIO') : String(status ?? 'EIO');
-        if (code === 'ENOENT') return resolve(undefined);
-        reject(Object.assign(new Error(`Cannot read ${path} on ${this.identity}: ${error.message}`), { code, path }));
+        if (code === 'ENOENT') resolve(undefined);
+        else reject(Object.assign(new Error(`Cannot read ${path} on ${this.identity}: ${error.message}`), { code, path }));
+      };
+      sftp.open(path, 'r', (openError, handle) => {
+        if (openError) return fail(openError);
+        const chunks: Buffer[] = [];
+        let position = 0;
+        const finish = (error?: Error): void => {
+          sftp.close(handle, () => {});
+          if (error) fail(error);
+          else resolve(Buffer.concat(chunks).toString('utf8'));
+        };
+        const next = (): void => {
+          const buffer = Buffer.allocUnsafe(SFTP_READ_CHUNK);
+          sftp.read(handle, buffer, 0, SFTP_READ_CHUNK, position, (error, bytesRead) => {
+            if (error) return finish(error);
+            chunks.push(buffer.subarray(0, bytesRead));
+            position += bytesRead;
+            // A regular file gives a short read only at its end: no round trip to read the EOF.
+            if (bytesRead < SFTP_READ_CHUNK) return finish();
+            next();
+          });
+        };
+        next();
       });
     });
-    return abortable(read, signal);
   }
+
 
   /**
    * Opens the control session (once) that delivers group signals. Spawns call this first, so a

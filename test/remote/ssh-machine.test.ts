@@ -190,6 +190,13 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const file = join(sshd.dir, 'remote-file.txt');
       writeFileSync(file, text, { mode: 0o644 });
       assert.equal(await m.readFile(file), text);
+      // Larger than one SFTP read (32 KB), and exactly one read long: both end at the right byte.
+      for (const size of [100_000, 32 * 1024, 0]) {
+        const big = 'é'.repeat(size / 2);
+        const bigFile = join(sshd.dir, `remote-${size}.txt`);
+        writeFileSync(bigFile, big, { mode: 0o644 });
+        assert.equal(await m.readFile(bigFile), big, `${size} bytes`);
+      }
       assert.equal(await m.readFile(join(sshd.dir, 'missing.txt')), undefined);
       const secret = join(sshd.dir, 'root-only.txt');
       writeFileSync(secret, 'x', { mode: 0o600 });
