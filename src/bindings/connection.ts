@@ -16,6 +16,7 @@ import {
   createHttpTransport,
   type Machine,
 } from '../remote/index.js';
+import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
 import type { LogSink } from './log.js';
 import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
@@ -100,8 +101,7 @@ export class ServerConnection {
     const ac = new AbortController();
     const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
     timer.unref();
-    const onAbort = (): void => ac.abort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
     try {
       await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
     } catch (error) {
@@ -112,7 +112,7 @@ export class ServerConnection {
       throw startError;
     } finally {
       clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      forget?.();
     }
     if (transport instanceof MachineStdioTransport) {
       log({ server: config.name, kind: 'spawned', message: `spawned pid ${transport.pid ?? '?'}` });
@@ -175,10 +175,10 @@ export class ServerConnection {
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = this.config.timeoutMs;
     const ac = new AbortController();
-    const onAbort = (): void =>
+    const cancel = (): void =>
       ac.abort(new CancelledError(`Call of "${tool}" on server "${this.config.name}" was cancelled.`));
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (options.signal?.aborted) cancel();
+    const forget = options.signal ? onAbort(options.signal, cancel) : undefined;
     // Without progress the SDK's own timeout ends the call first; progress resets that timeout, and
     // the SDK's maxTotalTimeout is only checked when progress arrives: so from the first progress
     // on, our own hard deadline (counted from the start) bounds the call.
@@ -222,7 +222,7 @@ export class ServerConnection {
       throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);
     } finally {
       clearTimeout(deadline);
-      options.signal?.removeEventListener('abort', onAbort);
+      forget?.();
     }
   }
 

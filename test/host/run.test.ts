@@ -68,6 +68,24 @@ return Date.now() - started;
     assert.ok((record.result as number) < 1600, `took ${String(record.result)} ms`);
   });
 
+  it('a 32-way fan-out shares one abort listener on the run signal (no MaxListeners warning)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      const record = await host.run(
+        'return (await Promise.all(Array.from({ length: 32 }, (_, i) => tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: String(i) } })))).length;',
+      );
+      assert.equal(record.result, 32, JSON.stringify(record.error));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings.map((w) => w.name), []);
+  });
+
   it('host errors reach the script as Errors with a stable code and no host internals', async () => {
     const record = await host.run(`
 try {
