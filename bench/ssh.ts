@@ -6,7 +6,7 @@
  */
 import { createHost, type Host } from '../src/index.js';
 import { SshMachine } from '../src/remote/ssh-machine.js';
-import { SERVER_EVERYTHING, startSshd, type Sshd } from '../test/ssh/sshd.js';
+import { SERVER_EVERYTHING, sshMachineOptions, startSshd, type Sshd } from '../test/ssh/sshd.js';
 import { ECHO, tempDir, writeConfig } from './fixtures.js';
 import { messageOf, missing, row, value, type Row } from './rows.js';
 import { alternate, pairedDifferences, timeEach, timeOnce } from './stats.js';
@@ -26,14 +26,7 @@ export default async function sshCalls(): Promise<Row[]> {
     return [missing(SECTION, 'warm call over SSH - local', `skipped: sshd could not start: ${messageOf(error)}`, TARGET)];
   }
   const { dir, remove } = tempDir('ssh');
-  const options = {
-    host: sshd.host,
-    port: sshd.port,
-    username: sshd.username,
-    identityFile: sshd.identityFile,
-    knownHostsFile: sshd.knownHostsFile,
-    agent: false as const,
-  };
+  const options = sshMachineOptions(sshd);
   // Both sides start the same server the same way: `node` from the machine's PATH.
   const servers = { everything: { command: 'node', args: [SERVER_EVERYTHING] } };
   const hosts: Host[] = [];

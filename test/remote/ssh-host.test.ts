@@ -12,7 +12,7 @@ import { SshMachine, type LifetimeEndEvent } from '../../src/remote/ssh-machine.
 import type { SshMachineOptions } from '../../src/remote/ssh-options.js';
 import { faultServerPath, httpServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
 import { descendants, netnsOf, processTable, tcpSocketOwners, type ProcessRow } from '../ssh/proc.js';
-import { REMOTE_ENV, REMOTE_ONLY_HOST, SERVER_EVERYTHING, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
+import { REMOTE_ENV, REMOTE_ONLY_HOST, SERVER_EVERYTHING, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -91,15 +91,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
   const hosts: McpHost[] = [];
 
   const machine = (overrides: Partial<SshMachineOptions> = {}): SshMachine => {
-    const created = new SshMachine({
-      host: sshd.host,
-      port: sshd.port,
-      username: sshd.username,
-      identityFile: sshd.identityFile,
-      knownHostsFile: sshd.knownHostsFile,
-      agent: false,
-      ...overrides,
-    });
+    const created = new SshMachine({ ...sshMachineOptions(sshd), ...overrides });
     machines.push(created);
     return created;
   };

@@ -12,7 +12,7 @@ import type { SshMachineOptions } from '../../src/remote/ssh-options.js';
 import { isAlive, netnsOf, processTable, tcpSocketOwners } from '../ssh/proc.js';
 import { ProcessTransport } from '../ssh/process-transport.js';
 import { run } from '../ssh/run.js';
-import { generateKeyPair, REMOTE_ENV, SERVER_EVERYTHING, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
+import { generateKeyPair, REMOTE_ENV, SERVER_EVERYTHING, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 
 /** Collects a stream to a string. */
 function collect(stream: NodeJS.ReadableStream): { text: () => string } {
@@ -53,16 +53,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
   const machines: SshMachine[] = [];
 
   const machine = (overrides: Partial<SshMachineOptions> = {}): SshMachine => {
-    const created = new SshMachine({
-      host: sshd.host,
-      port: sshd.port,
-      username: sshd.username,
-      identityFile: sshd.identityFile,
-      knownHostsFile: sshd.knownHostsFile,
-      agent: false,
-      tls: sshd.remoteHttp.caCert ? { ca: sshd.remoteHttp.caCert } : {},
-      ...overrides,
-    });
+    const created = new SshMachine({ ...sshMachineOptions(sshd), ...overrides });
     machines.push(created);
     return created;
   };

@@ -13,6 +13,7 @@ import { createNamespace, type Namespace } from './netns.js';
 import { descendants, killPids, netnsOf, processTable } from './proc.js';
 import { hasProgram, run } from './run.js';
 import { ensureTestUser } from './test-user.js';
+import type { SshMachineOptions } from '../../src/remote/index.js';
 
 const SSHD = '/usr/sbin/sshd';
 const SFTP_SERVER = '/usr/lib/openssh/sftp-server';
@@ -63,6 +64,19 @@ export interface Sshd {
    */
   startRemoteNode(script: string, args: readonly string[], ready: RegExp): Promise<RemoteNode>;
   stop(): Promise<void>;
+}
+
+/** SshMachine options that log in to `sshd` as its test user, trusting only its host key. */
+export function sshMachineOptions(sshd: Sshd): SshMachineOptions {
+  return {
+    host: sshd.host,
+    port: sshd.port,
+    username: sshd.username,
+    identityFile: sshd.identityFile,
+    knownHostsFile: sshd.knownHostsFile,
+    agent: false,
+    ...(sshd.remoteHttp.caCert ? { tls: { ca: sshd.remoteHttp.caCert } } : {}),
+  };
 }
 
 /** A node process started with `startRemoteNode`. */
