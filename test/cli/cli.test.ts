@@ -126,6 +126,64 @@ describe('berry-mcp CLI', function () {
   });
 });
 
+describe('berry-mcp run', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+
+  before(() => {
+    tmp = tempDir();
+    writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });
+  });
+  after(() => tmp.cleanup());
+
+  it('runs a script file: text to stdout, logs to stderr, images to --out, the return value last', async () => {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(
+      join(tmp.dir, 'script.js'),
+      [
+        'console.log("starting");',
+        'const r = await tools.mcp_call({ server: "everything", tool: "echo", arguments: { message: "from a file" } });',
+        'text(r.content[0].text);',
+        'const img = await tools.mcp_call({ server: "everything", tool: "get-tiny-image", arguments: {} });',
+        'for (const block of img.content) if (block.type === "image") image(block);',
+        'return { done: true };',
+      ].join('\n'),
+    );
+    const out = join(tmp.dir, 'out');
+    // Started without --no-node-snapshot: the bin must re-execute Node with it for the sandbox.
+    const { code, stdout, stderr } = await cli(['run', 'script.js', '--out', out, '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, /^starting$/m);
+    const lines = stdout.trimEnd().split('\n');
+    assert.equal(lines[0], 'Echo: from a file');
+    assert.match(lines[1] ?? '', new RegExp(`^\\[image image/png written to ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/image-1\\.png\\]$`));
+    assert.deepEqual(JSON.parse(lines.slice(2).join('\n')), { done: true });
+  });
+
+  it('reads the script from stdin with -, and --json prints the run record', async () => {
+    const { code, stdout } = await cli(['run', '-', '--json', '--config', 'mcp.json'], {
+      cwd: tmp.dir,
+      input: 'text("hi"); console.warn("careful"); return 41 + 1;',
+    });
+    assert.equal(code, 0);
+    const record = JSON.parse(stdout) as { ok: boolean; result: number; outputs: unknown[]; logs: unknown[]; calls: number };
+    assert.equal(record.ok, true);
+    assert.equal(record.result, 42);
+    assert.deepEqual(record.outputs, [{ type: 'text', text: 'hi' }]);
+    assert.deepEqual(record.logs, [{ level: 'warn', text: 'careful' }]);
+    assert.equal(record.calls, 0);
+  });
+
+  it('exits 1 when the script fails, with the error and its position on stderr; --timeout ends a loop', async () => {
+    const failed = await cli(['run', '-', '--config', 'mcp.json'], { cwd: tmp.dir, input: 'const a = 1;\nnull.x;\n' });
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /script failed \(line 2, column \d+\): TypeError/);
+    const looped = await cli(['run', '-', '--timeout', '0.5', '--json'], { cwd: tmp.dir, input: 'while (true) {}' });
+    assert.equal(looped.code, 1);
+    assert.equal((JSON.parse(looped.stdout) as { error: { code: string } }).error.code, 'SCRIPT_TIMEOUT');
+  });
+});
+
 describe('berry-mcp typings', function () {
   this.timeout(60_000);
 
