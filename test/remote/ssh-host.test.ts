@@ -66,12 +66,13 @@ interface CliResult {
   readonly stderr: string;
 }
 
-function cli(args: readonly string[], env: Record<string, string>): Promise<CliResult> {
+function cli(args: readonly string[], env: Record<string, string>, input = ''): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env };
     // No agent: the key file given with --identity is the only credential.
     delete childEnv.SSH_AUTH_SOCK;
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: PROJECT_ROOT, env: childEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -504,6 +505,19 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       assert.equal(me.cwd, project);
       assert.equal(me.env[REMOTE_ENV.name], REMOTE_ENV.value);
       assert.ok(!processAlive(me.pid), 'the CLI stopped the remote server on exit');
+    });
+
+    it('describe and run work over --ssh too: the script runs here, its calls there', async () => {
+      const described = await cli(['describe', 'fault', 'whoami', '--json', ...target], { HOME: cliHome });
+      assert.equal(described.code, 0, described.stderr);
+      assert.equal((JSON.parse(described.stdout) as { name: string }).name, 'whoami');
+      const script = `const r = await tools.mcp_call({ server: "fault", tool: "whoami", arguments: { names: ["${REMOTE_ENV.name}"] } });\nreturn r.structuredContent;`;
+      const ran = await cli(['run', '-', '--json', ...target], { HOME: cliHome }, script);
+      assert.equal(ran.code, 0, ran.stderr);
+      const record = JSON.parse(ran.stdout) as { ok: boolean; result: Whoami };
+      assert.equal(record.ok, true);
+      assert.equal(record.result.cwd, project);
+      assert.equal(record.result.env[REMOTE_ENV.name], REMOTE_ENV.value);
     });
   });
 });
