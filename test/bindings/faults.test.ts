@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
 import { ServerStartError, isBerryError } from '../../src/errors.js';
@@ -147,6 +147,22 @@ describe('faults of stdio servers', function () {
     const kinds = new Set(events.map((e) => e.kind));
     for (const kind of ['connecting', 'spawned', 'initialized', 'stderr', 'closed'] as const) assert.ok(kinds.has(kind), kind);
     assert.ok(events.some((e) => e.kind === 'initialized' && /protocol \d{4}-\d{2}-\d{2}/.test(e.message)));
+  });
+
+  it('opening and closing connections leaks no file descriptors (crashes and failed starts included)', async () => {
+    const openFds = (): number => readdirSync('/proc/self/fd').length;
+    const cycle = async (): Promise<void> => {
+      const local = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
+      await local.call({ server: 'ok', tool: 'echo', arguments: { text: 'x' } });
+      await local.call({ server: 'ok', tool: 'crash', arguments: {} }).catch(() => undefined);
+      await local.call({ server: 'failstart', tool: 'echo', arguments: {} }).catch(() => undefined);
+      await local.close();
+    };
+    await cycle();
+    const before = openFds();
+    for (let i = 0; i < 5; i++) await cycle();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(openFds() <= before + 2, `open descriptors went from ${before} to ${openFds()}`);
   });
 
   it('host.close() leaves no child process', async () => {
