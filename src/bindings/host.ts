@@ -53,11 +53,11 @@ export interface McpHost {
 /** How long after the MCP connections' idle close the machine's own connection is released. */
 const RELEASE_MARGIN_MS = 1000;
 
-interface Catalog {
-  readonly slot: ServerSlot;
-  readonly tools: Tool[] | undefined;
-  readonly error: { readonly code: BerryErrorCode; readonly message: string } | undefined;
-}
+/** A server's status with its full tool list: what list summarizes and typings compiles. */
+type Catalog =
+  | { readonly status: 'connected'; readonly transport: 'stdio' | 'http'; readonly tools: Tool[] }
+  | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
+  | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
 
 interface Prepared {
   readonly loaded: LoadedConfig;
@@ -220,28 +220,26 @@ class Host implements McpHost {
 
   /** One server's tool catalog, or why it has none: never throws for a broken server. */
   async #catalog(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<Catalog> {
-    if (slot.status === 'disabled') return { slot, tools: undefined, error: undefined };
-    if (slot.status === 'error') return { slot, tools: undefined, error: { code: slot.error.code, message: slot.error.message } };
+    if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
+    if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      return { slot, tools: await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal), error: undefined };
+      const tools = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
+      return { status: 'connected', transport: slot.config.kind, tools };
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
-      return { slot, tools: undefined, error: { code: berry.code, message: berry.message } };
+      return { status: 'error', error: { code: berry.code, message: berry.message } };
     }
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus> {
-    const { tools, error } = await this.#catalog(prepared, slot, signal);
-    if (slot.status === 'disabled') return { name: slot.name, status: 'disabled', transport: slot.transport };
-    if (error || !tools || slot.status !== 'ok') {
-      return { name: slot.name, status: 'error', error: error ?? { code: 'MCP_CONNECT_FAILED', message: 'no tools' } };
-    }
+    const catalog = await this.#catalog(prepared, slot, signal);
+    if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
     return {
       name: slot.name,
       status: 'connected',
-      transport: slot.config.kind,
-      tools: tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
+      transport: catalog.transport,
+      tools: catalog.tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
     };
   }
 
@@ -249,13 +247,15 @@ class Host implements McpHost {
     const { signal } = options;
     return this.#operation(async () => {
       const prepared = await this.#prepare(signal);
-      const catalogs = await Promise.all(prepared.loaded.servers.map((slot) => this.#catalog(prepared, slot, signal)));
-      return generateTypings(
-        catalogs.map(({ slot, tools, error }): TypingsServerInput => {
-          if (tools) return { server: slot.name, tools };
-          return { server: slot.name, error: error ? `${error.code}: ${error.message}` : 'disabled ("enabled": false)' };
+      const inputs = await Promise.all(
+        prepared.loaded.servers.map(async (slot): Promise<TypingsServerInput> => {
+          const catalog = await this.#catalog(prepared, slot, signal);
+          if (catalog.status === 'connected') return { server: slot.name, tools: catalog.tools };
+          if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
+          return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
         }),
       );
+      return generateTypings(inputs);
     });
   }
 
