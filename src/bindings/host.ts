@@ -7,6 +7,7 @@ import type {
   CallResult,
   DescribeRequest,
   DescribeResult,
+  ElicitationHandler,
   ListRequest,
   ListResult,
   OperationOptions,
@@ -33,6 +34,8 @@ export interface McpHostOptions {
   readonly pool?: ConnectionPool;
   /** Connection lifecycle and server stderr, secrets redacted. */
   readonly onLog?: LogSink;
+  /** Answers servers' `elicitation/create` requests; without it every elicitation is declined. */
+  readonly onElicitation?: ElicitationHandler;
 }
 
 export interface McpHost {
