@@ -1,5 +1,5 @@
 import { createMcpHost, type McpHost, type McpHostOptions } from './bindings/index.js';
-import { runScript, type RunRecord } from './runtime/index.js';
+import { runScript, type RunEntry, type RunRecord } from './runtime/index.js';
 
 export interface RunOptions {
   /** Wall-clock limit for the whole run, tool calls included. @default 300000 */
@@ -13,6 +13,8 @@ export interface RunOptions {
   readonly onProgress?: (event: { fn: string; progress: number; total?: number; message?: string }) => void;
   /** File name used in error positions. @default 'script.js' */
   readonly filename?: string;
+  /** Each text/image output and log entry as the script makes it (for streaming). */
+  readonly onOutput?: (entry: RunEntry) => void;
 }
 
 export type HostOptions = McpHostOptions;

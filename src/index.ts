@@ -25,4 +25,4 @@ export {
   isBerryError,
 } from './errors.js';
 export type { BerryErrorCode } from './errors.js';
-export type { RunLog, RunOutput, RunRecord } from './runtime/index.js';
+export type { RunEntry, RunLog, RunOutput, RunRecord } from './runtime/index.js';

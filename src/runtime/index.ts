@@ -9,6 +9,7 @@ export type {
   HostFunction,
   HostProgress,
   RunError,
+  RunEntry,
   RunLog,
   RunLogLevel,
   RunOutput,

@@ -21,6 +21,7 @@ export interface NormalizedRunOptions {
   readonly outputLimitBytes: number;
   readonly signal: AbortSignal | undefined;
   readonly onProgress: RunScriptOptions['onProgress'];
+  readonly onOutput: RunScriptOptions['onOutput'];
   readonly filename: string;
 }
 
@@ -38,6 +39,10 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
   if (onProgress !== undefined && typeof onProgress !== 'function') {
     throw new TypeError(`options.onProgress must be a function, got ${describe(onProgress)}`);
   }
+  const onOutput = options.onOutput;
+  if (onOutput !== undefined && typeof onOutput !== 'function') {
+    throw new TypeError(`options.onOutput must be a function, got ${describe(onOutput)}`);
+  }
   const filename = options.filename ?? DEFAULT_FILENAME;
   if (typeof filename !== 'string' || filename === '' || filename.length > 1024 || /[\u0000-\u001f]/.test(filename)) {
     throw new TypeError(`options.filename must be a non-empty single-line string, got ${describe(filename)}`);
@@ -50,6 +55,7 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
     outputLimitBytes: number('outputLimitBytes', options.outputLimitBytes, DEFAULT_OUTPUT_LIMIT_BYTES, 0, Number.MAX_SAFE_INTEGER, true),
     signal,
     onProgress,
+    onOutput,
     filename,
   };
 }

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { RunLog, RunLogLevel, RunOutput } from './types.js';
+import type { RunEntry, RunLog, RunLogLevel, RunOutput } from './types.js';
 
 const LEVELS: ReadonlySet<string> = new Set<RunLogLevel>(['log', 'info', 'warn', 'error', 'debug']);
 export const IMAGE_MIME_TYPE = /^image\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$/;
@@ -19,12 +19,14 @@ export class OutputCollector {
   readonly outputs: RunOutput[] = [];
   readonly logs: RunLog[] = [];
   readonly #limit: number;
+  readonly #listener: ((entry: RunEntry) => void) | undefined;
   #remaining: number;
   #spent = false;
   #sealed = false;
 
-  constructor(limitBytes: number) {
+  constructor(limitBytes: number, listener?: (entry: RunEntry) => void) {
     this.#limit = limitBytes;
+    this.#listener = listener;
     this.#remaining = limitBytes;
   }
 
@@ -38,6 +40,8 @@ export class OutputCollector {
    */
   accept(kind: unknown, text: unknown, mimeType?: unknown): number {
     if (this.#spent || this.#sealed || typeof text !== 'string') return this.#state();
+    const outputs = this.outputs.length;
+    const logs = this.logs.length;
     if (kind === 'text') {
       this.outputs.push({ type: 'text', text: this.#fit(text) });
     } else if (kind === 'image') {
@@ -45,7 +49,18 @@ export class OutputCollector {
     } else if (typeof kind === 'string' && LEVELS.has(kind)) {
       this.logs.push({ level: kind as RunLogLevel, text: this.#fit(text) });
     }
+    if (this.#listener) this.#notify(outputs, logs);
     return this.#state();
+  }
+
+  /** Hands what `accept` just added to the listener; a throwing listener never breaks the run. */
+  #notify(outputs: number, logs: number): void {
+    try {
+      for (const output of this.outputs.slice(outputs)) this.#listener?.({ kind: 'output', output });
+      for (const log of this.logs.slice(logs)) this.#listener?.({ kind: 'log', log });
+    } catch {
+      // The listener is the embedder's; its failure is not the script's.
+    }
   }
 
   /** Entries arriving after the run ended are ignored. */

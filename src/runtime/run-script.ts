@@ -49,7 +49,7 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
   const ivm = await loadIsolatedVm();
   const started = performance.now();
   const bridge = new HostBridge(normalized.functions, normalized.onProgress);
-  const outputs = new OutputCollector(normalized.outputLimitBytes);
+  const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   let outcome: Outcome;
   if (normalized.signal?.aborted) {
     outcome = limitOutcome('SCRIPT_ABORTED', normalized);

@@ -43,7 +43,12 @@ export interface RunScriptOptions {
   readonly onProgress?: (p: { fn: string; progress: number; total?: number; message?: string }) => void;
   /** Name used in error positions, e.g. the script's file name. @default 'script.js' */
   readonly filename?: string;
+  /** Called with each output and log entry as the script makes it (after budgeting), for streaming. */
+  readonly onOutput?: (entry: RunEntry) => void;
 }
+
+/** One entry of a run as it happens: a text or image output, or a console log. */
+export type RunEntry = { readonly kind: 'output'; readonly output: RunOutput } | { readonly kind: 'log'; readonly log: RunLog };
 
 export type RunOutput =
   | { readonly type: 'text'; readonly text: string }

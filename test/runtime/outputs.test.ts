@@ -2,6 +2,21 @@ import assert from 'node:assert/strict';
 import { BUDGET_SPENT, OutputCollector } from '../../src/runtime/outputs.js';
 
 describe('OutputCollector', () => {
+  it('hands each kept entry to the listener as it arrives, and survives a throwing listener', () => {
+    const seen: unknown[] = [];
+    const outputs = new OutputCollector(100, (entry) => {
+      seen.push(entry);
+      throw new Error('listener bug');
+    });
+    outputs.accept('text', 'a');
+    outputs.accept('warn', 'b');
+    outputs.accept('nonsense', 'c');
+    assert.deepEqual(seen, [
+      { kind: 'output', output: { type: 'text', text: 'a' } },
+      { kind: 'log', log: { level: 'warn', text: 'b' } },
+    ]);
+  });
+
   it('keeps entries while they fit and answers the bytes left', () => {
     const outputs = new OutputCollector(10);
     assert.equal(outputs.accept('text', 'abc'), 7);
