@@ -2,6 +2,7 @@ export { createHost } from './host.js';
 export type { Host, HostOptions, RunOptions } from './host.js';
 export { ConnectionPool, createMcpHost } from './bindings/index.js';
 export type * from './bindings/contract.js';
+export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
 export type { ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {

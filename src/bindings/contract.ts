@@ -3,7 +3,7 @@
  * and `tools.mcp_call` take and return. `typings/berry-mcp.d.ts` declares the same names for
  * editors; test/typings checks that the two stay in step.
  */
-import type { CallToolResult, ElicitRequest, ElicitResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BerryErrorCode } from '../errors.js';
 
 export interface ListRequest {
@@ -84,15 +84,3 @@ export interface OperationOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
 }
-
-/** The params of an `elicitation/create` request, as the MCP spec defines them (form or URL mode). */
-export type ElicitationParams = ElicitRequest['params'];
-
-/** The answer to an elicitation: `accept` (with `content` for a form), `decline` or `cancel`. */
-export type ElicitationResult = ElicitResult;
-
-/** Answers a server's `elicitation/create`; `signal` aborts when the server's request is cancelled. */
-export type ElicitationHandler = (
-  params: ElicitationParams,
-  context: { readonly server: string; readonly signal: AbortSignal },
-) => Promise<ElicitationResult>;

@@ -7,7 +7,6 @@ import type {
   CallResult,
   DescribeRequest,
   DescribeResult,
-  ElicitationHandler,
   ListRequest,
   ListResult,
   OperationOptions,
@@ -15,6 +14,7 @@ import type {
   ToolDescription,
 } from './contract.js';
 import { ServerConnection } from './connection.js';
+import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
 import { summarize } from './summarize.js';
