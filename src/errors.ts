@@ -143,11 +143,15 @@ export class TransportClosedError extends BerryError {
   }
 }
 
-/** The server answered with a JSON-RPC error: it said no (as opposed to: we could not ask). */
+/**
+ * The server's answer to one request was an error or unusable (a JSON-RPC error, a malformed
+ * result): that request failed, the connection lives on.
+ */
 export class ProtocolError extends BerryError {
-  readonly rpcCode: number;
+  /** The JSON-RPC error code, when the server answered with one. */
+  readonly rpcCode: number | undefined;
 
-  constructor(message: string, rpcCode: number, options?: BerryErrorOptions) {
+  constructor(message: string, rpcCode?: number, options?: BerryErrorOptions) {
     super('MCP_PROTOCOL_ERROR', message, options);
     this.rpcCode = rpcCode;
   }

@@ -32,6 +32,8 @@ export interface OpenConnectionOptions {
   readonly config: ResolvedServerConfig;
   readonly log: LogSink;
   readonly signal?: AbortSignal;
+  /** Longest message a stdio server may send (one line of its stdout). */
+  readonly maxMessageBytes?: number;
 }
 
 export interface CallOptions {
@@ -49,6 +51,8 @@ export class ServerConnection {
   readonly #transport: MachineStdioTransport | StreamableHTTPClientTransport;
   readonly #log: LogSink;
   #dead = false;
+  /** The transport itself ended (process gone, stdout closed, or closed by us). */
+  #transportEnded = false;
   #closing: Promise<void> | undefined;
   #tools: Promise<Tool[]> | undefined;
 
@@ -77,11 +81,15 @@ export class ServerConnection {
             machine,
             spec: { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
+            ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
           })
         : createHttpTransport({ machine, url: config.url, headers: config.headers });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const connection = new ServerConnection(config, client, transport, log, redact);
-    client.onclose = () => connection.#markDead('transport closed');
+    client.onclose = () => {
+      connection.#transportEnded = true;
+      connection.#markDead('transport closed');
+    };
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
     };
@@ -229,25 +237,42 @@ export class ServerConnection {
   #mapError(error: unknown, operation: string, signal: AbortSignal | undefined): BerryError {
     if (signal?.aborted && isBerryError(signal.reason)) return signal.reason;
     if (signal?.aborted) return new CancelledError(`${operation} on server "${this.config.name}" was cancelled.`);
+    const tooLarge = this.#tooLarge(operation);
+    if (tooLarge) return tooLarge;
     const mapped = mapSdkError(error, {
       server: this.config.name,
       operation,
       timeoutMs: this.config.timeoutMs,
       redact: this.redact,
       closedDetail: () => this.#closedDetail(),
+      transportClosed: () => this.#transportEnded,
     });
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
+    // Anything else (a JSON-RPC error, a malformed result) failed this request only.
     if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {
       this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
     }
     return mapped;
   }
 
+  /** The error of a stdio server whose message passed maxMessageBytes (the transport is gone then). */
+  #tooLarge(operation: string): BerryError | undefined {
+    const failure = this.#transport instanceof MachineStdioTransport ? this.#transport.failure : undefined;
+    if (failure?.kind !== 'message-too-large') return undefined;
+    return new BerryError(
+      'MCP_MESSAGE_TOO_LARGE',
+      `Server "${this.config.name}" (${operation}) sent a message of at least ${failure.bytes} bytes, over the ` +
+        `limit of ${failure.limitBytes} bytes (maxMessageBytes): the server was stopped and the call was not retried; ` +
+        'the next operation reconnects. Ask for less (a page, a range), or raise maxMessageBytes in createHost options.',
+    );
+  }
+
   #closedDetail(): string {
     if (!(this.#transport instanceof MachineStdioTransport)) return '';
     const exit = this.#transport.exit;
     const parts: string[] = [];
-    if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
+    if (this.#transport.failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
     else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
     const tail = this.#transport.stderrTail;
     if (tail) parts.push(`stderr:\n${this.redact(tail)}`);
@@ -262,7 +287,12 @@ export class ServerConnection {
     const exit = stdio?.exit;
     const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
     let reason: string;
-    if (timedOut) {
+    const tooLarge = this.#tooLarge('initialize');
+    if (tooLarge) {
+      reason = tooLarge.message;
+    } else if (stdio?.failure?.kind === 'stdout-closed') {
+      reason = 'the server closed its stdout during initialization (it was stopped)';
+    } else if (timedOut) {
       reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
     } else if (exit?.error) {
       const code = (exit.error as NodeJS.ErrnoException).code;

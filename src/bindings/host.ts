@@ -1,7 +1,7 @@
 import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
-import { LocalMachine, type Machine } from '../remote/index.js';
+import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
 import type {
   CallRequest,
   CallResult,
@@ -19,7 +19,13 @@ import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
 import { summarize } from './summarize.js';
 import { generateTypings, type TypingsServerInput } from './typings/index.js';
-import { validateCallRequest, validateDescribeRequest, validateListRequest } from './validate-request.js';
+import {
+  DEFAULT_MAX_ARGUMENT_BYTES,
+  checkArgumentsSize,
+  validateCallRequest,
+  validateDescribeRequest,
+  validateListRequest,
+} from './validate-request.js';
 
 export interface McpHostOptions {
   /** Where config, `${VAR}` values, stdio servers and HTTP requests live. @default new LocalMachine() */
@@ -36,6 +42,14 @@ export interface McpHostOptions {
   readonly onLog?: LogSink;
   /** Answers servers' `elicitation/create` requests; without it every elicitation is declined. */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Longest message a stdio server may send (one line of its stdout). A longer one fails the
+   * connection with MCP_MESSAGE_TOO_LARGE and stops the server. At most 536870888 (V8's longest
+   * string). @default 268435456 (256 MiB)
+   */
+  readonly maxMessageBytes?: number;
+  /** Largest serialized `arguments` of one call; larger ones reject MCP_INVALID_ARGUMENT unsent. @default 4194304 (4 MiB) */
+  readonly maxArgumentBytes?: number;
 }
 
 export interface McpHost {
@@ -81,6 +95,8 @@ class Host implements McpHost {
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
   readonly #idleTimeoutMs: number;
+  readonly #maxMessageBytes: number | undefined;
+  readonly #maxArgumentBytes: number;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -99,6 +115,8 @@ class Host implements McpHost {
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
+    this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
+    this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -171,6 +189,7 @@ class Host implements McpHost {
           machine: this.machine,
           config,
           log: this.#log,
+          ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
           ...(signal ? { signal } : {}),
         }),
       fn,
@@ -299,6 +318,7 @@ class Host implements McpHost {
 
   async call(request: CallRequest, options: OperationOptions = {}): Promise<CallResult> {
     const { server, tool, arguments: args } = validateCallRequest(request);
+    checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
     return this.withServer(server, (connection) => connection.callTool(tool, args, options), options.signal);
   }
 
@@ -321,4 +341,12 @@ function describeTool(server: string, tool: Tool): ToolDescription {
     ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
   };
+}
+
+function byteLimit(name: string, value: number | undefined, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    throw new TypeError(`${name} must be a whole number of bytes from 1 to ${max}, got ${String(value)}`);
+  }
+  return value;
 }

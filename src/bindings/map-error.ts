@@ -10,6 +10,11 @@ export interface ErrorContext {
   readonly redact: (text: string) => string;
   /** Exit and stderr details of a stdio server, when its connection closed. */
   readonly closedDetail: () => string;
+  /**
+   * True once the transport itself has ended (process gone, stdout closed, transport closed). The
+   * SDK uses -32000 for its own "Connection closed", a code servers may send too.
+   */
+  readonly transportClosed?: () => boolean;
 }
 
 /** True when a failure means the session is gone for good and the connection must be replaced. */
@@ -19,15 +24,34 @@ export function isSessionExpired(error: unknown): boolean {
   return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
+/** Error codes of sockets and pipes that are gone: the transport under a request died. */
+const DEAD_TRANSPORT_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
 /**
- * Turns whatever the SDK threw into a BerryError. JSON-RPC errors (the server said no) become
- * ProtocolError; failures to ask at all become transport errors.
+ * Turns whatever the SDK threw into a BerryError, blaming the right party. The server's answer to
+ * this one request (a JSON-RPC error, a malformed result) is a ProtocolError and the connection
+ * lives; only a transport that has really ended is MCP_TRANSPORT_CLOSED, which replaces the
+ * connection. Anything unrecognised takes the least destructive class: that request failed.
  */
 export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   if (isBerryError(error)) return error;
   const where = `server "${context.server}" (${context.operation})`;
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.ConnectionClosed) {
+    const closed = context.transportClosed?.() ?? /^MCP error -32000: Connection closed$/.test(error.message);
+    if (error.code === ErrorCode.ConnectionClosed && closed) {
       const detail = context.closedDetail();
       return new TransportClosedError(
         `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` +
@@ -45,7 +69,7 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
       );
     }
     return new ProtocolError(
-      `${where} returned error ${error.code}: ${context.redact(stripMcpPrefix(error.message))}`,
+      `${where} returned error ${error.code}: ${context.redact(oneLine(stripMcpPrefix(error.message)))}`,
       error.code,
     );
   }
@@ -61,11 +85,48 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
       '',
     );
   }
-  return new TransportClosedError(`${where} failed: ${context.redact(describeCause(error))}`, '');
+  const issues = zodIssues(error);
+  if (issues !== undefined) {
+    return new ProtocolError(`${where} returned a malformed result: ${context.redact(issues)}. The connection stays open.`);
+  }
+  if (isDeadTransport(error)) {
+    return new TransportClosedError(`${where} failed: ${context.redact(describeCause(error))}`, '');
+  }
+  return new ProtocolError(`${where} failed: ${context.redact(oneLine(describeCause(error)))}`);
 }
 
+/** The SDK prefixes "MCP error N: ", and a server built on it may already have: say it once. */
 function stripMcpPrefix(message: string): string {
-  return message.replace(/^MCP error -?\d+: /, '');
+  return message.replace(/^(MCP error -?\d+: )+/, '');
+}
+
+function oneLine(text: string, max = 500): string {
+  const line = text.replace(/\s*\n\s*/g, ' ');
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** A zod validation failure as one line ("content: expected array, received string"), else undefined. */
+function zodIssues(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !/ZodError/.test(error.name)) return undefined;
+  const issues = (error as { issues?: unknown }).issues;
+  if (!Array.isArray(issues)) return undefined;
+  const parts = issues.slice(0, 3).map((issue: { path?: unknown; message?: unknown }) => {
+    const path = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return `${path}${String(issue.message ?? 'invalid')}`;
+  });
+  if (issues.length > 3) parts.push(`and ${issues.length - 3} more`);
+  return oneLine(parts.join('; ') || 'does not match the MCP schema');
+}
+
+function isDeadTransport(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && DEAD_TRANSPORT_CODES.has(code)) return true;
+    if (current.message === 'Not connected' || (current instanceof TypeError && current.message === 'fetch failed')) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
 }
 
 /** Flattens an error and its causes into one line (undici hides the useful part in `cause`). */

@@ -71,3 +71,39 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
   }
   return { server, tool, arguments: args as Record<string, unknown> };
 }
+
+/** Default cap on one call's serialized arguments. */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Serializes `args` once, before anything is sent: arguments that cannot become JSON (cycles,
+ * BigInt, nesting deeper than the stack) or that pass `maxBytes` are the caller's error, and the
+ * connection never sees them. Returns the size in bytes.
+ */
+export function checkArgumentsSize(operation: string, args: Record<string, unknown>, maxBytes: number): number {
+  let json: string;
+  try {
+    json = JSON.stringify(args);
+  } catch (error) {
+    throw invalid(operation, `"arguments" cannot be sent as JSON: ${unserializableReason(error)}. Nothing was sent.`);
+  }
+  // UTF-8 takes at least one byte and at most three per UTF-16 unit: measure only when it matters.
+  const bytes = json.length * 3 <= maxBytes ? json.length : Buffer.byteLength(json);
+  if (bytes > maxBytes) {
+    throw invalid(
+      operation,
+      `"arguments" are ${bytes} bytes as JSON, over the limit of ${maxBytes} bytes (maxArgumentBytes). Nothing was sent; ` +
+        'pass large data another way (a path or URL the server can read) or raise maxArgumentBytes in createHost options.',
+    );
+  }
+  return bytes;
+}
+
+function unserializableReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/call stack/i.test(message)) return 'nested too deeply';
+  if (/circular/i.test(message)) return 'it contains a cycle';
+  if (/BigInt/i.test(message)) return 'it contains a BigInt (convert it to a string or number)';
+  if (/string length/i.test(message)) return 'it is too large';
+  return message.split('\n')[0] ?? 'not serializable';
+}

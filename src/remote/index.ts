@@ -1,7 +1,8 @@
 export type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
 export { LocalMachine } from './local-machine.js';
-export { MachineStdioTransport } from './stdio-transport.js';
-export type { MachineStdioTransportOptions, StdioShutdownOptions } from './stdio-transport.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, MachineStdioTransport } from './stdio-transport.js';
+export type { MachineStdioTransportOptions, StdioShutdownOptions, StdioTransportFailure } from './stdio-transport.js';
+export { MAX_LINE_LIMIT } from './line-reader.js';
 export { closeHttpTransport, createHttpTransport, createMachineFetch } from './http-transport.js';
 export type { HttpTransportOptions } from './http-transport.js';
 export { SshMachine } from './ssh-machine.js';

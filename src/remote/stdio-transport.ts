@@ -1,10 +1,22 @@
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
+import { LineReader, LineTooLongError } from './line-reader.js';
 import { TailBuffer } from './stderr-tail.js';
+
+/** Default cap on one message from a server's stdout: results of 100 MB and more fit. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+
+/** Why the transport gave up on a process that may still be running. */
+export type StdioTransportFailure =
+  | { readonly kind: 'message-too-large'; readonly bytes: number; readonly limitBytes: number }
+  | { readonly kind: 'stdout-closed' };
+
+/** After stdout ends, how long the process may take to exit before that counts as a lost transport. */
+const STDOUT_END_GRACE_MS = 100;
 
 export interface StdioShutdownOptions {
   /** After stdin ends, how long the server may take to exit on its own. @default 150 */
@@ -26,6 +38,8 @@ export interface MachineStdioTransportOptions {
   /** @default 4096 */
   readonly stderrTailBytes?: number;
   readonly shutdown?: StdioShutdownOptions;
+  /** Longest message (one line of stdout) accepted; past it the transport fails and stops the server. @default 268435456 */
+  readonly maxMessageBytes?: number;
 }
 
 const MAX_PARTIAL_LINE = 8192;
@@ -42,7 +56,7 @@ export class MachineStdioTransport implements Transport {
   sessionId?: string;
 
   readonly #options: MachineStdioTransportOptions;
-  readonly #readBuffer = new ReadBuffer();
+  readonly #lines: LineReader;
   readonly #stderrTail: TailBuffer;
   #process: MachineProcess | undefined;
   #exit: ProcessExit | undefined;
@@ -50,9 +64,11 @@ export class MachineStdioTransport implements Transport {
   #closedNotified = false;
   #protocolVersion: string | undefined;
   #partialLine = '';
+  #failure: StdioTransportFailure | undefined;
 
   constructor(options: MachineStdioTransportOptions) {
     this.#options = options;
+    this.#lines = new LineReader(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.#stderrTail = new TailBuffer(options.stderrTailBytes ?? 4096);
   }
 
@@ -63,6 +79,11 @@ export class MachineStdioTransport implements Transport {
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
+  }
+
+  /** Set when the transport ended although the process had not exited (yet). */
+  get failure(): StdioTransportFailure | undefined {
+    return this.#failure;
   }
 
   get stderrTail(): string {
@@ -90,9 +111,20 @@ export class MachineStdioTransport implements Transport {
       this.#stderrTail.push(chunk);
       if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
     });
+    const onLine = (line: string): void => this.#deliver(line);
     child.stdout.on('data', (chunk: Buffer) => {
-      this.#readBuffer.append(chunk);
-      this.#drainMessages();
+      try {
+        this.#lines.push(chunk, onLine);
+      } catch (error) {
+        if (!(error instanceof LineTooLongError)) throw error;
+        this.#fail({ kind: 'message-too-large', bytes: error.bytes, limitBytes: error.limitBytes });
+      }
+    });
+    // End of stdout is the end of the transport, whether or not the process lives on.
+    child.stdout.once('end', () => {
+      void settlesWithin(child.exited, STDOUT_END_GRACE_MS).then((exited) => {
+        if (!exited) this.#fail({ kind: 'stdout-closed' });
+      });
     });
     void child.exited.then((exit) => {
       this.#exit = exit;
@@ -122,18 +154,47 @@ export class MachineStdioTransport implements Transport {
     if (rest) this.#options.onStderr?.(rest);
   }
 
-  #drainMessages(): void {
-    for (;;) {
-      let message: JSONRPCMessage | null;
-      try {
-        message = this.#readBuffer.readMessage();
-      } catch (error) {
-        this.onerror?.(error as Error);
-        continue;
-      }
-      if (message === null) return;
-      this.onmessage?.(message);
+  // Runs inside the stdout 'data' handler: nothing may escape it.
+  #deliver(line: string): void {
+    if (this.#failure || this.#closedNotified) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      const reason = error instanceof SyntaxError ? error.message : 'not a JSON-RPC message';
+      this.#report(new Error(`invalid message on stdout (${line.length} chars): ${reason}`));
+      const id = responseId(line);
+      if (id === undefined) return;
+      // A malformed answer to a known request fails that request now, not at its timeout.
+      message = {
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: `the server sent a malformed response: ${reason}` },
+      };
     }
+    try {
+      this.onmessage?.(message);
+    } catch (error) {
+      this.#report(error as Error);
+    }
+  }
+
+  #report(error: Error): void {
+    try {
+      this.onerror?.(error);
+    } catch {
+      // A failing error handler must not take the host down with it.
+    }
+  }
+
+  /** Gives up on the process: in-flight requests fail now, the process group is stopped behind them. */
+  #fail(failure: StdioTransportFailure): void {
+    if (this.#failure || this.#closing || this.#closedNotified) return;
+    this.#failure = failure;
+    this.#lines.clear();
+    this.#process?.stdout.destroy();
+    void this.close();
+    this.#notifyClosed();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -185,8 +246,12 @@ export class MachineStdioTransport implements Transport {
     if (this.#closedNotified) return;
     this.#closedNotified = true;
     this.#flushStderr();
-    this.#readBuffer.clear();
-    this.onclose?.();
+    this.#lines.clear();
+    try {
+      this.onclose?.();
+    } catch (error) {
+      this.#report(error as Error);
+    }
   }
 
   close(): Promise<void> {
@@ -228,4 +293,17 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
   } finally {
     ac.abort();
   }
+}
+
+/** The id of a line that parses as JSON and looks like a response (has an id, no method). */
+function responseId(line: string): string | number | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || 'method' in value) return undefined;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === 'number' || typeof id === 'string' ? id : undefined;
 }
