@@ -3,10 +3,10 @@
  * through host.run and through runScript directly, next to the floor isolated-vm itself sets
  * (a new Isolate + Context, disposed).
  */
-import { createRequire } from 'node:module';
 import type IsolatedVm from 'isolated-vm';
 import { createHost } from '../src/index.js';
 import { runScript } from '../src/runtime/index.js';
+import { loadIsolatedVm } from '../src/runtime/load-ivm.js';
 import { tempDir, writeConfig } from './fixtures.js';
 import { row, value, type Row } from './rows.js';
 import { alternate, timeEach, timeOnce } from './stats.js';
@@ -19,7 +19,7 @@ const TRIVIAL = 'return 1';
 export default async function sandboxStart(): Promise<Row[]> {
   const { dir, remove } = tempDir('sandbox');
   const host = createHost({ cwd: dir, configPath: writeConfig(dir, {}) });
-  const ivm = createRequire(import.meta.url)('isolated-vm') as typeof IsolatedVm;
+  const ivm: typeof IsolatedVm = await loadIsolatedVm();
   try {
     // The first run of a process also loads isolated-vm and makes the bootstrap's code cache.
     const first = await timeOnce(() => expectOk(host.run(TRIVIAL)));

@@ -3,24 +3,71 @@ import { BerryError } from '../errors.js';
 
 export type Ivm = typeof IsolatedVm;
 
+/** The isolated-vm build that serves one Node major. */
+export interface IsolatedVmChoice {
+  /** The npm alias it is installed under (package.json optionalDependencies). */
+  readonly packageName: string;
+  /** isolated-vm's own major. */
+  readonly major: number;
+  /** The Node majors it is for, as the error message says it. */
+  readonly forNode: string;
+}
+
+/**
+ * isolated-vm's majors follow Node's V8, and one process may load only one of them, so each Node
+ * major maps to exactly one alias and nothing else is tried (a second copy of isolated-vm in the
+ * same process aborts it). Tested: Node 20 → 5, 22 → 6, 24 and 26 → 7.
+ */
+export function isolatedVmFor(nodeMajor: number): IsolatedVmChoice {
+  if (nodeMajor < 22) return { packageName: 'isolated-vm-5', major: 5, forNode: 'Node 20' };
+  if (nodeMajor < 24) return { packageName: 'isolated-vm-6', major: 6, forNode: 'Node 22' };
+  return { packageName: 'isolated-vm-7', major: 7, forNode: 'Node 24 and 26' };
+}
+
+const SUPPORTED = 'Node 20, 22, 24 and 26';
+
 let loading: Promise<Ivm> | undefined;
 
 /**
- * Loads the native isolated-vm module on first use, so the rest of berry-mcp works (and says
- * why) when it is missing or built for another Node.
+ * Loads the native isolated-vm module that matches the running Node on first use, so the rest of
+ * berry-mcp works (and says why) when it is missing or built for another Node.
  */
 export function loadIsolatedVm(): Promise<Ivm> {
-  loading ??= import('isolated-vm').then(
+  const nodeMajor = Number(process.versions.node.split('.')[0]);
+  const choice = isolatedVmFor(nodeMajor);
+  loading ??= (import(choice.packageName) as Promise<{ default: Ivm }>).then(
     (mod) => mod.default,
     (cause: unknown) => {
       loading = undefined;
-      throw new BerryError(
-        'SCRIPT_SETUP_FAILED',
-        `isolated-vm could not be loaded on Node ${process.version}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
-          'Install the version that matches your Node (5 for Node 20, 6 for Node 22, 7 for Node 24) with a fresh `npm install`.',
-        { cause },
-      );
+      throw new BerryError('SCRIPT_SETUP_FAILED', loadFailureMessage(choice, cause), { cause });
     },
   );
   return loading;
+}
+
+/** Says which package was tried for which Node, why it failed, and the one command that fixes it. */
+export function loadFailureMessage(choice: IsolatedVmChoice, cause: unknown): string {
+  const what = `isolated-vm ${choice.major} (npm alias ${choice.packageName}, for ${choice.forNode})`;
+  const on = `Node ${process.version} (supported: ${SUPPORTED})`;
+  const notInstalled =
+    (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
+    String((cause as Error).message).includes(`'${choice.packageName}'`);
+  if (notInstalled) {
+    return (
+      `Running scripts needs ${what}, which is not installed on ${on}. It is an optional dependency: ` +
+      'npm leaves it out when its install fails, when optional dependencies are omitted, or when ' +
+      'node_modules was installed by another Node. Run `npm install` again with this Node (not --omit=optional).'
+    );
+  }
+  const reason = firstLine(cause instanceof Error ? cause.message : String(cause));
+  return (
+    `Running scripts needs ${what}, whose native module does not load on ${on}: ${reason}. ` +
+    `Build it for this Node with \`npm rebuild ${choice.packageName}\` (needs python3, make and g++; ` +
+    'in a berry-mcp checkout: `npm run build:isolated-vm`), or reinstall node_modules with this Node.'
+  );
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n', 1)[0]?.trim() ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

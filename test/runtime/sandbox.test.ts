@@ -19,8 +19,8 @@ const V8_GLOBALS = [
   'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console',
   'SharedArrayBuffer', 'Atomics', 'WebAssembly',
 ];
-/** Standard ECMAScript globals that later V8s add (Node 22: Iterator; Node 24: the rest). */
-const LATER_STANDARD_GLOBALS = new Set(['Iterator', 'Float16Array', 'DisposableStack', 'AsyncDisposableStack', 'SuppressedError']);
+/** Standard ECMAScript globals that later V8s add (Node 22: Iterator; Node 24: the rest; Node 26: Temporal). */
+const LATER_STANDARD_GLOBALS = new Set(['Iterator', 'Float16Array', 'DisposableStack', 'AsyncDisposableStack', 'SuppressedError', 'Temporal']);
 
 describe('sandbox globals', () => {
   it('text(): strings as they are, other values as pretty JSON, undefined as "undefined"', async () => {

@@ -1,0 +1,84 @@
+// Makes sure the isolated-vm that this Node uses loads; builds it from source only if it does not.
+// Run by `npm install` / `npm ci` (the prepare script, after tsc) and by `npm run build:isolated-vm`.
+//
+// Why not isolated-vm's own install script: package.json installs every major under an alias and
+// denies their scripts (allowScripts), since 5's script compiles it (1-3 min) on every Node, also
+// where it is never loaded. 6 and 7 ship prebuilt binaries that load without any script. So this
+// builds only the one alias the loader picks, and only when it does not load: on Node 20, 5.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { isolatedVmFor } = await import(join(root, 'dist/src/runtime/load-ivm.js'));
+const choice = isolatedVmFor(Number(process.versions.node.split('.')[0]));
+const dir = join(root, 'node_modules', choice.packageName);
+const say = (line) => process.stderr.write(`build-isolated-vm: ${line}\n`);
+
+if (!existsSync(join(dir, 'package.json'))) {
+  say(`${choice.packageName} is not installed (npm left out the optional dependency); \`run\` will say so. Reinstall with this Node.`);
+  process.exit(0);
+}
+const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+const label = `isolated-vm ${version} (${choice.packageName}) on Node ${process.version}`;
+
+if (loads()) {
+  if (process.argv.includes('--verbose')) say(`${label} loads`);
+  process.exit(0);
+}
+
+const nodeGyp = process.env.npm_config_node_gyp ?? findNpmNodeGyp();
+if (nodeGyp === undefined) {
+  say(`${label} has no binary for this Node, and node-gyp was not found: run \`npm run build:isolated-vm\`.`);
+  process.exit(0);
+}
+const nodedir = ownHeaders();
+const args = [nodeGyp, 'rebuild', '--release', '-j', 'max', ...(nodedir ? [`--nodedir=${nodedir}`] : [])];
+// Without headers of this very version, node-gyp fetches them; an inherited nodedir is another Node's.
+const env = { ...process.env };
+if (!nodedir) delete env.npm_config_nodedir;
+say(`building ${label} from source (about 90 s on 2 cores)...`);
+const started = Date.now();
+const build = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+const logFile = join(dir, 'build-berry.log');
+writeFileSync(logFile, `${build.stdout ?? ''}${build.stderr ?? ''}`);
+const seconds = Math.round((Date.now() - started) / 1000);
+if (build.status === 0 && loads()) {
+  say(`built in ${seconds} s`);
+} else {
+  const tail = `${build.stderr ?? ''}`.trim().split('\n').slice(-8).join('\n');
+  say(`building ${label} failed after ${seconds} s (log: ${logFile}):\n${tail}`);
+  say('everything but `run` works; install python3, make and g++, then `npm run build:isolated-vm`.');
+}
+
+/** In a child process: a failed load must not leave a half-loaded native module in this one. */
+function loads() {
+  const probe = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(dir)})`], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+/**
+ * The running Node's own headers (<prefix>/include/node), when their version matches: so the build
+ * never uses another Node's headers from a `nodedir` in ~/.npmrc. Undefined lets node-gyp decide.
+ */
+function ownHeaders() {
+  const candidates = [process.env.npm_config_nodedir, dirname(dirname(process.execPath))];
+  return candidates.find((candidate) => {
+    if (!candidate) return false;
+    try {
+      const header = readFileSync(join(candidate, 'include/node/node_version.h'), 'utf8');
+      const part = (name) => header.match(new RegExp(`#define ${name} (\\d+)`))?.[1];
+      return `v${part('NODE_MAJOR_VERSION')}.${part('NODE_MINOR_VERSION')}.${part('NODE_PATCH_VERSION')}` === process.version;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** npm's bundled node-gyp, next to the npm that runs us (npm_execpath) or on PATH's npm. */
+function findNpmNodeGyp() {
+  const npmCli = process.env.npm_execpath;
+  const candidates = [npmCli && join(dirname(dirname(npmCli)), 'node_modules/node-gyp/bin/node-gyp.js')];
+  return candidates.find((candidate) => candidate && existsSync(candidate));
+}
