@@ -18,14 +18,17 @@ export interface StdioServe {
 /** `berry-mcp serve ARGS` as a child process, with the SDK Client connected over stdio. */
 export async function serveStdio(
   args: string[],
-  options: { cwd: string; capabilities?: ConstructorParameters<typeof Client>[1] },
+  options: { cwd: string; capabilities?: ConstructorParameters<typeof Client>[1]; env?: Record<string, string> },
 ): Promise<StdioServe> {
+  const env = { ...(process.env as Record<string, string>), ...options.env };
+  // No agent: the key file given with --identity is the only credential.
+  delete env['SSH_AUTH_SOCK'];
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, 'serve', ...args],
     cwd: options.cwd,
     stderr: 'pipe',
-    env: { ...(process.env as Record<string, string>) },
+    env,
   });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
