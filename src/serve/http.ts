@@ -80,6 +80,8 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
     }
     cancelOnDisconnect(req, res, transport, body);
     await transport.handleRequest(req, res, body);
+    // An initialize the transport refused (bad headers, bad version) made no session: drop its server.
+    if (transport.sessionId === undefined) await transport.close();
   };
 
   const server = createServer((req, res) => {
