@@ -36,7 +36,7 @@ export async function serverLines(host: Host, loaded: LoadedConfig, signal?: Abo
         const listed = await host.list({ server: slot.name }, { signal: signal ? AbortSignal.any([signal, wait]) : wait });
         const status = listed.servers[0];
         if (status?.status !== 'connected') return { name: slot.name, summary: status?.status === 'error' ? `unavailable: ${status.error.code}` : 'disabled' };
-        return { name: slot.name, summary: `${status.tools.length} tools: ${status.tools.map((t) => t.name).join(', ')}` };
+        return { name: slot.name, summary: toolNames(slot.name, status.tools.map((t) => t.name)) };
       } catch {
         return { name: slot.name, summary: wait.aborted ? `not answering yet (${slot.config.kind})` : `unavailable (${slot.config.kind})` };
       }
@@ -58,6 +58,22 @@ Errors: a failed call throws an Error with a stable \`code\` (MCP_UNKNOWN_TOOL, 
 Limits: timeoutSeconds (default ${limits.defaultTimeoutSeconds}, at most ${limits.maxTimeoutSeconds}), ${limits.memoryLimitMb} MB memory, ${limits.outputLimitBytes} bytes of output.
 Servers:
 ${lines.length > 0 ? lines.join('\n') : '(none configured: add servers to mcp.json)'}`;
+}
+
+/** `N tools: a, b, c, … (+K more)`, cut at a whole name so the server's line fits SERVER_LINE_MAX. */
+function toolNames(server: string, names: readonly string[]): string {
+  const head = `${names.length} tools: `;
+  const room = SERVER_LINE_MAX - `- ${server}: `.length - head.length;
+  let shown = '';
+  let count = 0;
+  for (const name of names) {
+    const rest = names.length - count - 1;
+    const next = `${shown === '' ? '' : `${shown}, `}${name}`;
+    if (next.length + (rest > 0 ? ` … (+${rest} more)`.length : 0) > room) break;
+    shown = next;
+    count++;
+  }
+  return count === names.length ? `${head}${shown}` : `${head}${shown} … (+${names.length - count} more)`;
 }
 
 function clip(text: string, max: number): string {
