@@ -43,7 +43,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
     return 2;
   }
   if (args === 'help') {
-    io.stderr.write(`${SERVE_USAGE}\n`);
+    io.stdout.write(`${SERVE_USAGE}\n`);
     return 0;
   }
   const say = (line: string): void => {
@@ -96,9 +96,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
     } else {
       const transport = new StdioServerTransport(io.stdin, io.stdout);
       // The client closing our stdin (or our stdout breaking) is the end of the session.
-      io.stdin.once('end', stop);
-      io.stdin.once('close', stop);
-      io.stdout.once('error', stop);
+      io.stdin.on('end', stop);
+      io.stdin.on('close', stop);
+      io.stdout.on('error', stop);
       const server = await service.connect(transport);
       server.onclose = chain(server.onclose, stop);
       await stopped;

@@ -119,7 +119,11 @@ function cancelOnDisconnect(req: IncomingMessage, res: ServerResponse, transport
     if (res.writableFinished) return;
     for (const requestId of ids) {
       const cancel: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'client disconnected' } };
-      transport.onmessage?.(cancel);
+      try {
+        transport.onmessage?.(cancel);
+      } catch {
+        // The session is already gone: nothing left to cancel.
+      }
     }
   });
 }
