@@ -12,6 +12,15 @@ export interface HttpServeOptions {
   readonly token: string;
   /** Origins allowed besides loopback ones, e.g. `https://app.example.com`. */
   readonly allowOrigins?: readonly string[];
+  /** A session with no open request or stream for this long is closed (a client that vanished). @default 1800000 */
+  readonly sessionIdleMs?: number;
+}
+
+/** One client's session: its transport, and its open requests (streams included) to tell idle from busy. */
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  open: number;
+  lastSeen: number;
 }
 
 export interface HttpServing {
@@ -39,7 +48,8 @@ export function generateToken(): string {
 
 /** Serves `service` over Streamable HTTP at /mcp: one session per client, every request authenticated. */
 export async function serveHttp(service: RunService, options: HttpServeOptions): Promise<HttpServing> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const sessions = new Map<string, Session>();
+  const idleMs = options.sessionIdleMs ?? 30 * 60_000;
   const expected = digest(`Bearer ${options.token}`);
   const allowed = new Set((options.allowOrigins ?? []).map(normalizeOrigin));
 
@@ -62,14 +72,14 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
       if ('error' in read) return reply(res, read.status, read.error);
       body = read.value;
     }
-    let transport = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    let transport = typeof sessionId === 'string' ? sessions.get(sessionId)?.transport : undefined;
     if (!transport) {
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: initialize a new session.');
       if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session; start with initialize.');
       transport = new StreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => {
-          sessions.set(id, transport!);
+          sessions.set(id, { transport: transport!, open: 0, lastSeen: Date.now() });
         },
       });
       const created = transport;
@@ -79,10 +89,34 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
       await service.connect(transport);
     }
     cancelOnDisconnect(req, res, transport, body);
+    track(transport, res);
     await transport.handleRequest(req, res, body);
     // An initialize the transport refused (bad headers, bad version) made no session: drop its server.
     if (transport.sessionId === undefined) await transport.close();
   };
+
+  /** Counts the response as open until it ends (an SSE stream stays open while the client listens). */
+  const track = (transport: StreamableHTTPServerTransport, res: ServerResponse): void => {
+    // initialize has no session yet: the session starts idle, seen now (onsessioninitialized).
+    const session = transport.sessionId === undefined ? undefined : sessions.get(transport.sessionId);
+    if (!session) return;
+    session.open++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session.open--;
+      session.lastSeen = Date.now();
+    });
+  };
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (session.open <= 0 && now - session.lastSeen > idleMs) {
+        sessions.delete(id);
+        void session.transport.close().catch(() => {});
+      }
+    }
+  }, Math.min(60_000, Math.max(100, idleMs / 4)));
+  sweep.unref();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -101,7 +135,10 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${host}:${address.port}/mcp`,
-    close: () => closeAll(server, sessions),
+    close: () => {
+      clearInterval(sweep);
+      return closeAll(server, sessions);
+    },
   };
 }
 
@@ -173,8 +210,8 @@ export function isLoopbackOrigin(origin: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-async function closeAll(server: HttpServer, sessions: Map<string, StreamableHTTPServerTransport>): Promise<void> {
-  await Promise.all([...sessions.values()].map((t) => t.close().catch(() => {})));
+async function closeAll(server: HttpServer, sessions: Map<string, Session>): Promise<void> {
+  await Promise.all([...sessions.values()].map((s) => s.transport.close().catch(() => {})));
   sessions.clear();
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
