@@ -15,6 +15,7 @@ export const SERVE_USAGE = `Usage: berry-mcp serve [options]     code mode as an
   --max-concurrency N   runs executing at once; the rest queue (default 4)
   --timeout SECONDS     a run's default and maximum wall-clock limit (default 300)
   --memory MB           isolate memory limit of each run (default 128)
+  --output-limit BYTES  output budget of each run: text, images and logs together (default 1048576)
   --config, --cwd, --ssh, --identity, --accept-host-key, --verbose   as for the other commands`;
 
 class ServeUsageError extends Error {}
@@ -28,6 +29,7 @@ interface ServeArgs {
   readonly verbose: boolean;
   readonly timeoutSeconds?: number;
   readonly memoryMb?: number;
+  readonly outputLimitBytes?: number;
   readonly http?: { host: string; port: number };
   readonly allowOrigins: string[];
   readonly maxConcurrency: number;
@@ -68,6 +70,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
       maxConcurrency: args.maxConcurrency,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
+      ...(args.outputLimitBytes === undefined ? {} : { outputLimitBytes: args.outputLimitBytes }),
       ...(args.verbose ? { onWarning: say } : {}),
     });
   } catch (error) {
@@ -141,6 +144,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       http: { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'max-concurrency': { type: 'string' },
+      'output-limit': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -152,6 +156,10 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   if (allowOrigins.length > 0 && values.http === undefined) throw new ServeUsageError('--allow-origin needs --http');
   const timeoutSeconds = positive('--timeout', values.timeout);
   const memoryMb = positive('--memory', values.memory);
+  const outputLimitBytes = positive('--output-limit', values['output-limit']);
+  if (outputLimitBytes !== undefined && (!Number.isInteger(outputLimitBytes) || outputLimitBytes < 1024)) {
+    throw new ServeUsageError(`--output-limit needs a whole number of bytes, at least 1024, got ${outputLimitBytes}`);
+  }
   return {
     ...(values.config === undefined ? {} : { config: values.config }),
     ...(values.cwd === undefined ? {} : { cwd: values.cwd }),
@@ -161,6 +169,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
     verbose: values.verbose ?? false,
     ...(timeoutSeconds === undefined ? {} : { timeoutSeconds }),
     ...(memoryMb === undefined ? {} : { memoryMb }),
+    ...(outputLimitBytes === undefined ? {} : { outputLimitBytes }),
     ...(values.http === undefined ? {} : { http: parseListen(values.http) }),
     allowOrigins,
     maxConcurrency,

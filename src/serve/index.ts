@@ -1,5 +1,5 @@
 /** `berry-mcp serve`: code mode as an MCP server (stdio or Streamable HTTP) over one shared host. */
-export { RunService, OUTPUT_LIMIT_BYTES } from './server.js';
+export { RunService } from './server.js';
 export type { RunServiceOptions } from './server.js';
 export { ElicitationRouter } from './elicitation.js';
 export { serveHttp, parseListen, generateToken } from './http.js';

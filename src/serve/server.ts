@@ -29,12 +29,12 @@ export interface RunServiceOptions {
   readonly timeoutSeconds?: number;
   /** @default 128 */
   readonly memoryLimitMb?: number;
+  /** Output budget of one run (text, images and logs together; the return value has the same). @default 1048576 */
+  readonly outputLimitBytes?: number;
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
 }
 
-/** Output budget of one run (text, images and logs together; the return value has the same). */
-export const OUTPUT_LIMIT_BYTES = 1024 * 1024;
 const VERSION = '0.1.0';
 
 /** Code mode as MCP: one host and one queue shared by every client session. */
@@ -54,7 +54,7 @@ export class RunService {
       defaultTimeoutSeconds: timeoutSeconds,
       maxTimeoutSeconds: timeoutSeconds,
       memoryLimitMb: options.memoryLimitMb ?? 128,
-      outputLimitBytes: OUTPUT_LIMIT_BYTES,
+      outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
     };
     this.#elicitation = options.elicitation;
     this.#warn = options.onWarning ?? (() => {});

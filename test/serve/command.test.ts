@@ -33,6 +33,7 @@ describe('berry-mcp serve: the command line', function () {
       [['--allow-origin', 'https://a.example'], /--allow-origin needs --http/],
       [['--timeout', 'abc'], /--timeout needs a positive number, got "abc"/],
       [['extra'], /"serve" takes no arguments/],
+      [['--output-limit', '10'], /--output-limit needs a whole number of bytes, at least 1024, got 10/],
       [['--identity', '/k'], /--identity needs --ssh/],
     ];
     for (const [args, pattern] of cases) {

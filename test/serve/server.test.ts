@@ -207,6 +207,20 @@ describe('berry-mcp serve (stdio)', function () {
     }
   });
 
+  it('keeps a result within --output-limit and says so in the description', async () => {
+    const local = await serveStdio(['--config', 'mcp.json', '--output-limit', '2048'], { cwd: tmp.dir });
+    try {
+      const { tools } = await local.client.listTools();
+      assert.match(tools[0]!.description!, /2048 bytes of output/);
+      const result = await run(local.client, 'for (let i = 0; i < 100; i++) text("x".repeat(100));');
+      const all = texts(result).join('');
+      assert.ok(Buffer.byteLength(all) < 2048 + 200, `${Buffer.byteLength(all)} bytes`);
+      assert.match(all, /\[output truncated: limit of 2048 bytes reached\]/);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('aborts its runs and exits when the client disconnects mid-run', async () => {
     const local = await serveStdio(['--config', 'mcp.json'], { cwd: tmp.dir });
     const pid = local.transport.pid!;
