@@ -93,6 +93,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
         return 2;
       }
       say(`listening on ${serving.url}`);
+      if (!isLoopbackHost(args.http.host)) say(`${args.http.host} is reachable from other machines: anyone with the token can run code here`);
       if (!env['BERRY_SERVE_TOKEN']) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${token}`);
       await stopped;
       await serving.close();
@@ -113,6 +114,10 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
     await service.close();
     await host.close();
   }
+}
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 function chain(first: (() => void) | undefined, second: () => void): () => void {
