@@ -6,8 +6,8 @@ const argv = process.argv.slice(2);
 const hasSnapshotFlag =
   process.execArgv.includes('--no-node-snapshot') || (process.env['NODE_OPTIONS'] ?? '').includes('--no-node-snapshot');
 
-// isolated-vm needs Node started with --no-node-snapshot; only `run` uses it, so only it pays the re-exec.
-if (argv[0] === 'run' && !hasSnapshotFlag) {
+// isolated-vm needs Node started with --no-node-snapshot; only `run` and `serve` use it, so only they pay the re-exec.
+if ((argv[0] === 'run' || argv[0] === 'serve') && !hasSnapshotFlag) {
   const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...argv], {
     stdio: 'inherit',
   });

@@ -8,6 +8,7 @@ import { createHost, type Host } from '../host.js';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './args.js';
 import { createCliMachine } from './machine.js';
 import { ProgressBar } from './progress.js';
+import { serveCommand } from './serve-command.js';
 import { callBlocks, renderDescribe, renderList } from './render.js';
 
 export interface CliIo {
@@ -32,6 +33,7 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
 
 /** Runs one berry-mcp command; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'serve') return serveCommand(argv.slice(1), io);
   let args: CliArgs;
   try {
     const parsed = parseCliArgs(argv);

@@ -1,0 +1,180 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ElicitResultSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  PingRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { isBerryError } from '../errors.js';
+import type { Host } from '../host.js';
+import type { LoadedConfig } from '../config/index.js';
+import { runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
+import { elicitationModes, type ElicitationRouter } from './elicitation.js';
+import { RunQueue } from './queue.js';
+import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
+import { validateRunArguments } from './validate.js';
+
+export interface RunServiceOptions {
+  readonly host: Host;
+  /** The router the host was created with (`createHost({ onElicitation: router.handle })`). */
+  readonly elicitation: ElicitationRouter;
+  /** Runs executing at once; the rest wait in FIFO order. @default 4 */
+  readonly maxConcurrency?: number;
+  /** A run's wall-clock limit when the caller gives no timeoutSeconds, and the most it may ask for. @default 300 */
+  readonly timeoutSeconds?: number;
+  /** @default 128 */
+  readonly memoryLimitMb?: number;
+  /** Output budget of one run (text, images and logs together; the return value has the same). @default 1048576 */
+  readonly outputLimitBytes?: number;
+  /** Where serving problems go (never script output). */
+  readonly onWarning?: (message: string) => void;
+}
+
+const VERSION = '0.1.0';
+
+/** Code mode as MCP: one host and one queue shared by every client session. */
+export class RunService {
+  readonly host: Host;
+  readonly queue: RunQueue;
+  readonly limits: DescriptionLimits;
+  readonly #elicitation: ElicitationRouter;
+  readonly #warn: (message: string) => void;
+  readonly #sessions = new Set<Server>();
+
+  constructor(options: RunServiceOptions) {
+    this.host = options.host;
+    this.queue = new RunQueue(options.maxConcurrency ?? 4);
+    const timeoutSeconds = options.timeoutSeconds ?? 300;
+    this.limits = {
+      defaultTimeoutSeconds: timeoutSeconds,
+      maxTimeoutSeconds: timeoutSeconds,
+      memoryLimitMb: options.memoryLimitMb ?? 128,
+      outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
+    };
+    this.#elicitation = options.elicitation;
+    this.#warn = options.onWarning ?? (() => {});
+  }
+
+  /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
+  async connect(transport: Transport): Promise<Server> {
+    const server = new Server({ name: 'berry-mcp', version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    // The servers' set last shown to (or checked for) this client: a change sends tools/list_changed.
+    let shownKey: string | undefined;
+    const check = async (): Promise<LoadedConfig | Error> => {
+      const loaded = await this.host.readConfig().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      const key = loaded instanceof Error ? `error:${loaded.message}` : serverSetKey(loaded);
+      if (shownKey !== undefined && key !== shownKey) {
+        await server.sendToolListChanged().catch((error: unknown) => this.#warn(`could not send tools/list_changed: ${String(error)}`));
+      }
+      shownKey = key;
+      return loaded;
+    };
+
+    server.setRequestHandler(PingRequestSchema, async () => {
+      await check();
+      return {};
+    });
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      const loaded = await check();
+      return { tools: [await this.#runTool(loaded, extra.signal)] };
+    });
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      if (request.params.name !== 'run') {
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}": this server has one tool, "run".`);
+      }
+      await check();
+      const parsed = validateRunArguments(request.params.arguments, this.limits.maxTimeoutSeconds);
+      if (typeof parsed === 'string') return inputError(parsed);
+      const progressToken = extra._meta?.progressToken;
+      let step = 0;
+      const progress = (message: string): void => {
+        if (progressToken === undefined) return;
+        extra
+          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
+          .catch(() => {});
+      };
+      const target = {
+        modes: elicitationModes(server.getClientCapabilities()),
+        ask: (params: Parameters<typeof server.elicitInput>[0], signal: AbortSignal) =>
+          extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: 600_000 }),
+      };
+      try {
+        const record = await this.queue.run(
+          () =>
+            this.#elicitation.during(target, () =>
+              this.host.run(parsed.code, {
+                signal: extra.signal,
+                timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
+                memoryLimitMb: this.limits.memoryLimitMb,
+                outputLimitBytes: this.limits.outputLimitBytes,
+                onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
+                onOutput: (entry) => {
+                  if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
+                },
+              }),
+            ),
+          extra.signal,
+        );
+        return runResult(record);
+      } catch (error) {
+        // Only the queue rejects (cancelled while waiting): host.run reports everything in its record.
+        return {
+          content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }],
+          isError: true,
+        } satisfies CallToolResult;
+      }
+    });
+
+    server.onerror = (error) => this.#warn(`client connection: ${error.message}`);
+    const closed = server.onclose;
+    server.onclose = () => {
+      this.#sessions.delete(server);
+      closed?.();
+    };
+    this.#sessions.add(server);
+    await server.connect(transport);
+    return server;
+  }
+
+  /** Closes every client session (aborting their runs). The host is the caller's to close. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
+  }
+
+  async #runTool(loaded: LoadedConfig | Error, signal: AbortSignal): Promise<Tool> {
+    const lines =
+      loaded instanceof Error
+        ? [{ name: '(mcp.json)', summary: `cannot be read: ${isBerryError(loaded) ? loaded.code : 'error'}; every call will fail until it is fixed` }]
+        : await serverLines(this.host, loaded, signal);
+    return {
+      name: 'run',
+      title: 'Run a script against MCP servers',
+      description: runDescription(lines, this.limits),
+      inputSchema: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', description: 'JavaScript: the body of an async function' },
+          timeoutSeconds: {
+            type: 'number',
+            exclusiveMinimum: 0,
+            maximum: this.limits.maxTimeoutSeconds,
+            description: `wall-clock limit of the run (default ${this.limits.defaultTimeoutSeconds})`,
+          },
+        },
+        required: ['code'],
+        additionalProperties: false,
+      },
+      outputSchema: RUN_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
+      annotations: { title: 'Run a script', readOnlyHint: false, openWorldHint: true },
+    };
+  }
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}

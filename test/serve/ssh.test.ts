@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { chownSync, copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { faultServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
+import { waitFor } from '../bindings/helpers.js';
+import { REMOTE_ENV, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
+import { run, serveStdio, texts } from './helpers.js';
+
+describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', function () {
+  this.timeout(60_000);
+  let sshd: Sshd;
+  let project: string;
+  let home: string;
+
+  before(async function () {
+    try {
+      sshd = await startSshd();
+    } catch (error) {
+      if (error instanceof SshdUnavailableError && process.env['CI'] !== 'true') {
+        console.warn(`    (skipping the serve --ssh suite: ${error.message})`);
+        this.skip();
+      }
+      throw error;
+    }
+    project = join(sshd.dir, 'serve-project');
+    mkdirSync(project, { recursive: true });
+    const { uid, gid } = statSync(sshd.homeDir);
+    chownSync(project, uid, gid);
+    writeFileSync(join(project, 'mcp.json'), JSON.stringify({ mcpServers: { fault: { command: 'node', args: [faultServerPath] } } }));
+    chownSync(join(project, 'mcp.json'), uid, gid);
+    // serve reads ~/.ssh/known_hosts: a HOME of its own holds the harness's file.
+    home = join(sshd.dir, 'serve-home');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    copyFileSync(sshd.knownHostsFile, join(home, '.ssh', 'known_hosts'));
+  });
+  after(async () => {
+    await sshd?.stop();
+  });
+
+  it('runs scripts whose calls reach remote servers over one warm connection, and stops them on exit', async () => {
+    const serve = await serveStdio(
+      ['--ssh', `${sshd.username}@${sshd.host}:${sshd.port}`, '--identity', sshd.identityFile, '--config', 'mcp.json', '--cwd', project],
+      { cwd: PROJECT_ROOT, env: { HOME: home } },
+    );
+    let remotePid: number;
+    try {
+      const { tools } = await serve.client.listTools();
+      assert.match(tools[0]!.description!, /\n- fault: \d+ tools: /);
+      const script = `const r = await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ['${REMOTE_ENV.name}'] } });
+        return r.structuredContent;`;
+      const first = await run(serve.client, script);
+      assert.equal(first.isError, undefined, texts(first).join('\n'));
+      const me = first.structuredContent?.['result'] as { pid: number; cwd: string; env: Record<string, string | null> };
+      assert.equal(me.cwd, project);
+      assert.equal(me.env[REMOTE_ENV.name], REMOTE_ENV.value);
+      const second = await run(serve.client, script);
+      remotePid = (second.structuredContent?.['result'] as { pid: number }).pid;
+      assert.equal(remotePid, me.pid, 'the second run reused the warm connection');
+    } finally {
+      await serve.close();
+    }
+    await waitFor(() => !processAlive(remotePid), 10_000, 'the remote server to stop');
+  });
+});
