@@ -2,9 +2,9 @@ import { Buffer } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../errors.js';
-import { HostBridge } from './bridge.js';
+import { ARGUMENT_TOO_LARGE, HostBridge } from './bridge.js';
 import { loadIsolatedVm, type Ivm } from './load-ivm.js';
-import { checkNodeFlags } from './node-flags.js';
+import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
 import { OutputCollector } from './outputs.js';
 import { compileUserScript, createSandboxContext } from './sandbox.js';
@@ -46,9 +46,16 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
     checkNodeFlags();
     nodeFlagsChecked = true;
   }
+  if (nativesSyntaxEnabled()) {
+    throw new BerryError(
+      'SCRIPT_SETUP_FAILED',
+      'Refusing to run scripts while V8 parses %-natives syntax (--allow-natives-syntax, maybe set by v8.setFlagsFromString): ' +
+        'sandboxed code would get V8 intrinsics. Turn the flag off.',
+    );
+  }
   const ivm = await loadIsolatedVm();
   const started = performance.now();
-  const bridge = new HostBridge(normalized.functions, normalized.onProgress);
+  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.maxArgumentBytes);
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   let outcome: Outcome;
   if (normalized.signal?.aborted) {
@@ -111,6 +118,8 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     names: options.names,
     remaining: options.outputLimitBytes,
     resultLimit: options.outputLimitBytes,
+    argumentLimit: options.maxArgumentBytes,
+    argumentCode: ARGUMENT_TOO_LARGE,
   });
   run.phase = 'script';
   // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
