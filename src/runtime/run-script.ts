@@ -148,6 +148,7 @@ function fromReply(reply: unknown, options: NormalizedRunOptions): Outcome {
   }
   if (tag === '=') return { ok: true, hasResult: true, result: parsed };
   if (typeof parsed !== 'object' || parsed === null) return { ok: false, error: unexpectedEnd() };
+  if (isAllocationFailure(parsed)) return limitOutcome('SCRIPT_MEMORY_LIMIT', options);
   return { ok: false, error: thrownError(parsed, options.filename) };
 }
 
@@ -163,7 +164,16 @@ function classify(run: Run, error: unknown): Outcome {
   const stack = typeof e?.stack === 'string' ? e.stack : '';
   const at = stack.indexOf('\n    at ');
   const shape = { name: e?.name, message: e?.message ?? String(error), frames: at < 0 ? undefined : stack.slice(at) };
+  if (isAllocationFailure(shape)) return limitOutcome('SCRIPT_MEMORY_LIMIT', options);
   return { ok: false, error: thrownError(shape, options.filename) };
+}
+
+/**
+ * isolated-vm's buffer allocator enforces the memory limit on ArrayBuffers by failing the
+ * allocation: left uncaught, that is the memory limit ending the run.
+ */
+function isAllocationFailure(shape: { name?: unknown; message?: unknown }): boolean {
+  return shape.name === 'RangeError' && shape.message === 'Array buffer allocation failed';
 }
 
 /** The abort reason of host calls still running when the run ends. */
