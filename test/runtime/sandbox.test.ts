@@ -276,3 +276,62 @@ describe('sandbox isolation', () => {
     assert.match(String(record.result), /^TypeError: tools\.odd\(\) returned a value that cannot be converted to JSON/);
   });
 });
+
+describe('sandbox resource classes', () => {
+  it('has no Intl and no WebAssembly; locale methods still work', async () => {
+    const record = await run('return [typeof Intl, typeof WebAssembly, (1234.5).toLocaleString("en-US"), "a".localeCompare("b")]');
+    assert.deepEqual(record.result, ['undefined', 'undefined', '1,234.5', -1]);
+  });
+
+  it('refuses resizable and growable buffers, however the constructor is reached', async () => {
+    const record = await run(`
+      const tries = [
+        () => new ArrayBuffer(1, { maxByteLength: 2 ** 32 }),
+        () => new SharedArrayBuffer(1, { maxByteLength: 2 ** 32 }),
+        () => new (new Uint8Array(1).buffer.constructor)(1, { maxByteLength: 2 ** 32 }),
+        () => Reflect.construct(ArrayBuffer, [1, { maxByteLength: 2 ** 32 }]),
+        () => { class Big extends ArrayBuffer {} return new Big(1, { maxByteLength: 2 ** 32 }); },
+        () => { let n = 0; return new ArrayBuffer(1, { get maxByteLength() { return n++ ? 2 ** 32 : undefined; } }); },
+      ];
+      return tries.map((t) => { try { const b = t(); return 'made resizable=' + b.resizable; } catch (e) { return e.name; } });`);
+    assert.deepEqual(record.result, ['RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError', 'made resizable=false']);
+  });
+
+  it('plain buffers still work, and an uncaught allocation failure is the memory limit', async () => {
+    const ok = await run('const b = new ArrayBuffer(8); return [b.byteLength, b instanceof ArrayBuffer, new Uint8Array(4).buffer instanceof ArrayBuffer];');
+    assert.deepEqual(ok.result, [8, true, true]);
+    const bomb = await run('const a = []; for (;;) a.push(new Uint8Array(1 << 20));', { memoryLimitMb: 16 });
+    assert.equal(bomb.error?.code, 'SCRIPT_MEMORY_LIMIT');
+  });
+
+  it('every output entry costs against the budget: an empty-output flood ends with a small record', async () => {
+    const record = await run('for (let i = 0; i < 1e6; i++) { text(""); console.log(); } return "done";');
+    assert.equal(record.result, 'done');
+    const entries = record.outputs.length + record.logs.length;
+    assert.ok(entries <= 10_000, `${entries} entries`);
+    assert.ok(JSON.stringify(record).length < 400_000, `${JSON.stringify(record).length} bytes`);
+    assert.match(JSON.stringify(record), /output truncated/);
+  });
+
+  it('caps one call\'s arguments at maxArgumentBytes before the host function runs', async () => {
+    let called = 0;
+    const count: HostFunction = async () => ++called;
+    const record = await runScript(
+      `const big = "x".repeat(1e6);
+      const out = [];
+      try { await tools.count(Array(50).fill(big)); } catch (e) { out.push(e.code, e.message); }
+      try { await tools.count("é".repeat(600000)); } catch (e) { out.push(e.code, e.message); }
+      out.push(await tools.count("x".repeat(1000)));
+      return out;`,
+      { functions: { count }, maxArgumentBytes: 1_000_000, timeoutMs: 10_000 },
+    );
+    const [code1, message1, code2, message2, calls] = record.result as [string, string, string, string, number];
+    assert.equal(code1, 'MCP_INVALID_ARGUMENT');
+    assert.match(message1, /50000\d+ characters as JSON, more than the limit of 1000000 bytes \(maxArgumentBytes\)/);
+    // 600,000 characters, 1,200,002 bytes: caught by the host side of the crossing.
+    assert.equal(code2, 'MCP_INVALID_ARGUMENT');
+    assert.match(message2, /1200002 bytes as JSON/);
+    assert.equal(calls, 1);
+    assert.equal(called, 1);
+  });
+});
