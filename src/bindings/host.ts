@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
@@ -171,6 +171,7 @@ class Host implements McpHost {
           machine: this.machine,
           config,
           log: this.#log,
+          secrets: secretsOfServers(prepared.loaded.servers),
           ...(signal ? { signal } : {}),
         }),
       fn,
