@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { spawn } from 'node:child_process';
 import { main } from './cli/main.js';
+import { PARENT_FD_ENV, watchParent } from './cli/parent-watch.js';
 
 const argv = process.argv.slice(2);
 const hasSnapshotFlag =
@@ -8,8 +9,12 @@ const hasSnapshotFlag =
 
 // isolated-vm needs Node started with --no-node-snapshot; only `run` and `serve` use it, so only they pay the re-exec.
 if ((argv[0] === 'run' || argv[0] === 'serve') && !hasSnapshotFlag) {
+  // fd 3 is a pipe this process holds open: its end tells the child that we are gone, even by SIGKILL.
+  // Few malloc arenas: each isolate thread would otherwise keep its own, and RSS stays tens of MB
+  // above what a run used (measured: 55 → 20 MB after 22 memory-limited runs).
   const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...argv], {
-    stdio: 'inherit',
+    stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
+    env: { MALLOC_ARENA_MAX: '2', ...process.env, [PARENT_FD_ENV]: '3' },
   });
   const forward = (signal: NodeJS.Signals): void => {
     child.kill(signal);
@@ -20,6 +25,8 @@ if ((argv[0] === 'run' || argv[0] === 'serve') && !hasSnapshotFlag) {
     process.exitCode = code ?? (signal ? 128 + 2 : 1);
   });
 } else {
+  // A parent gone is a SIGTERM: the run aborts, its calls are cancelled and its servers stopped.
+  watchParent(() => process.emit('SIGTERM', 'SIGTERM'));
   main(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }).then(
     (code) => {
       process.exitCode = code;

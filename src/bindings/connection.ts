@@ -34,6 +34,8 @@ export interface OpenConnectionOptions {
   readonly signal?: AbortSignal;
   /** Longest message a stdio server may send (one line of its stdout). */
   readonly maxMessageBytes?: number;
+  /** Secrets to redact from this server's output: all servers' of the config (they share the environment). @default config.secrets */
+  readonly secrets?: readonly string[];
 }
 
 export interface CallOptions {
@@ -72,7 +74,7 @@ export class ServerConnection {
 
   static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
     const { config, machine } = options;
-    const redact = createRedactor(config.secrets);
+    const redact = createRedactor(options.secrets ?? config.secrets);
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
     const started = Date.now();
     const transport =
@@ -298,7 +300,7 @@ export class ServerConnection {
       const code = (exit.error as NodeJS.ErrnoException).code;
       reason =
         code === 'ENOENT'
-          ? `command not found (or cwd "${config.kind === 'stdio' ? config.cwd : ''}" missing): check "command" and PATH on the target machine`
+          ? `command not found (or cwd "${this.redact(config.kind === 'stdio' ? config.cwd ?? '' : '')}" missing): check "command" and PATH on the target machine`
           : `could not start: ${this.redact(exit.error.message)}`;
       // A remote shell reports the failure with an exit code too (127: not found, 126: no cwd).
       if (exit.code !== undefined) reason += ` (exit code ${exit.code})`;

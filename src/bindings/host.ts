@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
@@ -190,6 +190,7 @@ class Host implements McpHost {
           config,
           log: this.#log,
           ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
+          secrets: secretsOfServers(prepared.loaded.servers),
           ...(signal ? { signal } : {}),
         }),
       fn,

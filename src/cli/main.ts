@@ -10,6 +10,7 @@ import { createCliMachine } from './machine.js';
 import { ProgressBar } from './progress.js';
 import { serveCommand } from './serve-command.js';
 import { callBlocks, renderDescribe, renderList } from './render.js';
+import { terminalSafe } from './terminal-safe.js';
 
 export interface CliIo {
   readonly stdin: Readable;
@@ -151,13 +152,13 @@ async function runScriptCommand(host: Host, file: string, args: CliArgs, io: Cli
     io.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
     return record.ok ? 0 : 1;
   }
-  for (const log of record.logs) io.stderr.write(`${log.level === 'log' ? '' : `[${log.level}] `}${log.text}\n`);
-  const blocks = record.outputs.map((o) => (o.type === 'text' ? { text: o.text } : { image: { data: o.data, mimeType: o.mimeType } }));
+  for (const log of record.logs) io.stderr.write(`${log.level === 'log' ? '' : `[${log.level}] `}${terminalSafe(log.text)}\n`);
+  const blocks = record.outputs.map((o) => (o.type === 'text' ? { text: terminalSafe(o.text) } : { image: { data: o.data, mimeType: o.mimeType } }));
   io.stdout.write(await writeBlocks(blocks, args.out, io));
   if (record.result !== undefined) io.stdout.write(`${JSON.stringify(record.result, null, 2)}\n`);
   if (record.error) {
     const where = record.error.line === undefined ? '' : ` (line ${record.error.line}${record.error.column === undefined ? '' : `, column ${record.error.column}`})`;
-    io.stderr.write(`berry-mcp: script failed${where}: ${record.error.name}${record.error.code ? ` [${record.error.code}]` : ''}: ${record.error.message}\n`);
+    io.stderr.write(`berry-mcp: script failed${where}: ${record.error.name}${record.error.code ? ` [${record.error.code}]` : ''}: ${terminalSafe(record.error.message)}\n`);
   }
   return record.ok ? 0 : 1;
 }
@@ -206,7 +207,7 @@ async function readStream(stream: Readable): Promise<string> {
 }
 
 function printLog(stderr: Writable, event: LogEvent): void {
-  const lines = event.message.replace(/\n$/, '').split('\n');
+  const lines = terminalSafe(event.message).replace(/\n$/, '').split('\n');
   for (const line of lines) stderr.write(`[${event.server}] ${event.kind === 'stderr' ? '' : `${event.kind}: `}${line}\n`);
 }
 
@@ -222,6 +223,6 @@ function reportError(error: unknown, args: CliArgs, io: CliIo): number {
   if (args.json) {
     io.stdout.write(`${JSON.stringify({ error: { name: error.name, code: error.code, message: error.message } }, null, 2)}\n`);
   }
-  io.stderr.write(`berry-mcp: ${error.message} [${error.code}]\n`);
+  io.stderr.write(`berry-mcp: ${terminalSafe(error.message)} [${error.code}]\n`);
   return USAGE_CODES.has(error.code) ? 2 : 1;
 }

@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { terminalSafe } from './terminal-safe.js';
 
 const WIDTH = 24;
 
@@ -21,7 +22,8 @@ export class ProgressBar {
     } else {
       bar = `[${progress}]`;
     }
-    const line = `${label} ${bar}${message ? ` ${message}` : ''}`.slice(0, 120);
+    // One line: a newline in a server's message would break the redraw.
+    const line = terminalSafe(`${label} ${bar}${message ? ` ${message}` : ''}`).replace(/[\n\t]/g, ' ').slice(0, 120);
     this.#stream.write(`\r\x1b[2K${line}`);
     this.#shown = true;
   }

@@ -1,4 +1,7 @@
 import type { CallResult, DescribeResult, ListResult, ServerDescription } from '../bindings/index.js';
+import { terminalSafe } from './terminal-safe.js';
+
+// Everything rendered here is for people: servers' text goes through terminalSafe (--json does not come here).
 
 /** Pads columns so a list of rows reads as a table. */
 export function table(rows: readonly (readonly string[])[], indent = ''): string {
@@ -10,6 +13,10 @@ export function table(rows: readonly (readonly string[])[], indent = ''): string
 }
 
 export function renderList(result: ListResult): string {
+  return terminalSafe(listText(result));
+}
+
+function listText(result: ListResult): string {
   if (result.servers.length === 0) return `No servers configured (${result.configPath}).`;
   const blocks: string[] = [];
   for (const server of result.servers) {
@@ -31,6 +38,10 @@ function isServerDescription(result: DescribeResult): result is ServerDescriptio
 }
 
 export function renderDescribe(result: DescribeResult): string {
+  return terminalSafe(describeText(result));
+}
+
+function describeText(result: DescribeResult): string {
   if (!isServerDescription(result)) {
     const lines = [`${result.server} / ${result.name}${result.title ? ` (${result.title})` : ''}`];
     if (result.description) lines.push('', result.description);
@@ -65,12 +76,12 @@ export interface RenderedBlock {
 export function callBlocks(result: CallResult): RenderedBlock[] {
   const blocks: RenderedBlock[] = [];
   for (const block of result.content ?? []) {
-    if (block.type === 'text') blocks.push({ text: block.text });
+    if (block.type === 'text') blocks.push({ text: terminalSafe(block.text) });
     else if (block.type === 'image') blocks.push({ image: { data: block.data, mimeType: block.mimeType } });
-    else blocks.push({ text: JSON.stringify(block, null, 2) });
+    else blocks.push({ text: terminalSafe(JSON.stringify(block, null, 2)) });
   }
   if (result.structuredContent !== undefined && blocks.every((b) => b.text === undefined)) {
-    blocks.push({ text: JSON.stringify(result.structuredContent, null, 2) });
+    blocks.push({ text: terminalSafe(JSON.stringify(result.structuredContent, null, 2)) });
   }
   return blocks;
 }

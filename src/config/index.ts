@@ -3,7 +3,7 @@
  */
 export { loadConfig } from './load.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
-export { createRedactor } from './redact.js';
+export { createRedactor, secretsOfServers } from './redact.js';
 export type {
   LoadConfigOptions,
   LoadedConfig,

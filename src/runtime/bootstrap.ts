@@ -24,7 +24,29 @@ export interface BootstrapConfig {
   readonly remaining: number;
   /** Longest return value JSON (in UTF-16 units) sent back; the host checks bytes. */
   readonly resultLimit: number;
+  /** Longest argument JSON (in UTF-16 units) one host call may send; the host checks bytes. */
+  readonly argumentLimit: number;
+  /** Code of the error a too-large argument gets. */
+  readonly argumentCode: string;
 }
+
+/**
+ * The globals a script keeps: the ECMAScript standard library (with later editions' additions).
+ * Anything else found on a new context's global comes from V8 flags of the host process
+ * (--expose-gc, --expose-gc-as=NAME, --expose-statistics…) and is removed. Left out on purpose:
+ * Intl (ICU objects live outside the V8 heap, unseen by the memory limit: measured 30 KB each,
+ * gigabytes before the heap limit) and WebAssembly (its Memory grows outside the limit too).
+ */
+export const STANDARD_GLOBALS: readonly string[] = [
+  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
+  'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError',
+  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'SuppressedError', 'globalThis', 'JSON', 'Math',
+  'ArrayBuffer', 'SharedArrayBuffer', 'Atomics', 'DataView', 'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array',
+  'Uint32Array', 'Int32Array', 'Float16Array', 'Float32Array', 'Float64Array', 'Uint8ClampedArray', 'BigUint64Array',
+  'BigInt64Array', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'FinalizationRegistry', 'WeakRef',
+  'Iterator', 'DisposableStack', 'AsyncDisposableStack', 'decodeURI', 'decodeURIComponent', 'encodeURI',
+  'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN',
+];
 
 /**
  * The in-isolate source (plain JavaScript, run by V8 inside the sandbox). The finish answer's first
@@ -36,8 +58,37 @@ export const BOOTSTRAP_SOURCE = String.raw`(function setup(hostCall, emit, confi
 'use strict';
 const config = JSON.parse(configJson);
 const G = globalThis, stringify = JSON.stringify, parse = JSON.parse;
-const defineProperty = Object.defineProperty, freeze = Object.freeze;
-const Err = Error, TypeErr = TypeError, Str = String, capture = Error.captureStackTrace;
+const defineProperty = Object.defineProperty, freeze = Object.freeze, construct = Reflect.construct;
+const Err = Error, TypeErr = TypeError, RangeErr = RangeError, Str = String, capture = Error.captureStackTrace;
+
+// Everything but the standard library goes: see STANDARD_GLOBALS. A global that can be neither
+// deleted nor emptied fails the setup rather than stay reachable.
+const keep = new Set(${JSON.stringify(STANDARD_GLOBALS)});
+const keys = Reflect.ownKeys(G);
+for (let i = 0; i < keys.length; i++) {
+  const key = keys[i];
+  if (typeof key === 'string' && keep.has(key)) continue;
+  if (Reflect.deleteProperty(G, key)) continue;
+  try { defineProperty(G, key, { value: undefined, writable: false }); } catch {
+    throw new Err('the global "' + Str(key) + '" (added by a V8 flag of the host) cannot be removed');
+  }
+}
+
+// A resizable buffer reserves and grows memory outside the allocator that enforces the memory
+// limit: refuse the options bag (read once: a getter could answer differently the second time).
+const fixedLength = (Buffer, name) => {
+  const Guarded = new Proxy(Buffer, { __proto__: null, construct(target, args, newTarget) {
+    const options = args[1];
+    if ((typeof options === 'object' || typeof options === 'function') && options !== null && options.maxByteLength !== undefined) {
+      throw new RangeErr(name + ': resizable buffers (maxByteLength) are not available in the sandbox');
+    }
+    return construct(target, [args[0]], newTarget);
+  } });
+  defineProperty(Buffer.prototype, 'constructor', { value: Guarded, writable: true, configurable: true });
+  defineProperty(G, name, { value: Guarded, writable: true, configurable: true });
+};
+fixedLength(ArrayBuffer, 'ArrayBuffer');
+fixedLength(SharedArrayBuffer, 'SharedArrayBuffer');
 const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 const MIME = /${IMAGE_MIME_TYPE.source}/, BASE64 = /${BASE64.source}/;
 let remaining = config.remaining;
@@ -121,16 +172,19 @@ for (let i = 0; i < config.names.length; i++) {
     if (json === undefined && args !== undefined) {
       throw new TypeErr('tools.' + name + '(): the arguments must be JSON data, got ' + typeof args);
     }
+    // UTF-8 takes at least a byte per UTF-16 unit: past the limit here is past it in bytes too.
+    if (json !== undefined && json.length > config.argumentLimit) {
+      const error = new RangeErr('tools.' + name + '(): the arguments are ' + json.length + ' characters as JSON, more than the limit of '
+        + config.argumentLimit + ' bytes (maxArgumentBytes). Send less in one call.');
+      error.code = config.argumentCode;
+      capture(error, fn);
+      throw error;
+    }
     const reply = parse(await hostCall.apply(undefined, [name, json], APPLY));
     if (reply.ok) return reply.value;
     throw toError(reply.error, fn);
   } }[name];
   defineProperty(tools, name, { value: freeze(fn), enumerable: true });
-}
-// V8 flags of the host process (--expose-gc and friends) add globals here too. They cannot be
-// deleted (non-configurable) but can be emptied for good.
-for (const name of ['gc', 'externalizeString', 'isOneByteString', 'createExternalizableString']) {
-  if (Object.hasOwn(G, name)) defineProperty(G, name, { value: undefined, writable: false });
 }
 defineProperty(G, 'tools', { value: freeze(tools) });
 defineProperty(G, 'text', { value: text, writable: true, configurable: true });

@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { HostCallContext, HostFunction, HostProgress, RunScriptOptions } from './types.js';
 
 /** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
@@ -10,6 +11,12 @@ export interface ErrorShape {
 const noProgress = (): void => {};
 
 /**
+ * The code of a call whose arguments are too large: the one every caller of the host functions
+ * already branches on for arguments it cannot send.
+ */
+export const ARGUMENT_TOO_LARGE = 'MCP_INVALID_ARGUMENT';
+
+/**
  * The host side of `tools.<name>(args)`. The sandbox sends the function name and the arguments as
  * a JSON string and gets back a JSON envelope, `{ok:true,value}` or `{ok:false,error}`: it never
  * rejects, so no host error object (with its stack and file paths) ever enters the isolate.
@@ -20,11 +27,13 @@ export class HostBridge {
   /** The run's: every call's signal, aborted when the run ends. One per run, not per call. */
   readonly #controller = new AbortController();
   #closed: (() => Error) | undefined;
+  readonly #maxArgumentBytes: number;
   #calls = 0;
 
-  constructor(functions: Readonly<Record<string, HostFunction>>, onProgress: RunScriptOptions['onProgress']) {
+  constructor(functions: Readonly<Record<string, HostFunction>>, onProgress: RunScriptOptions['onProgress'], maxArgumentBytes = Infinity) {
     this.#functions = functions;
     this.#onProgress = onProgress;
+    this.#maxArgumentBytes = maxArgumentBytes;
   }
 
   /** Host function calls made. */
@@ -37,6 +46,15 @@ export class HostBridge {
     const fn = typeof name === 'string' ? this.#functions[name] : undefined;
     if (fn === undefined) return errorEnvelope({ name: 'TypeError', message: `tools.${String(name)} is not a function` });
     if (this.#closed !== undefined) return errorEnvelope(shapeHostError(this.#closed()));
+    // The sandbox checks UTF-16 length before sending; bytes can be up to 3 times that.
+    const bytes = typeof json === 'string' ? Buffer.byteLength(json, 'utf8') : 0;
+    if (bytes > this.#maxArgumentBytes) {
+      return errorEnvelope({
+        name: 'RangeError',
+        message: `tools.${name}(): the arguments are ${bytes} bytes as JSON, more than the limit of ${this.#maxArgumentBytes} bytes (maxArgumentBytes). Send less in one call.`,
+        code: ARGUMENT_TOO_LARGE,
+      });
+    }
     let args: unknown;
     try {
       args = typeof json === 'string' ? JSON.parse(json) : undefined;

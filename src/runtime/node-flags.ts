@@ -3,18 +3,30 @@ import { BerryError } from '../errors.js';
 const FLAG = '--no-node-snapshot';
 
 /**
+ * V8 flags that hand sandboxed code something of the engine: %-natives, or extra globals such as
+ * `statistics`, `triggerFailure` or a `gc` under another name (--expose-gc itself is allowed: the
+ * sandbox empties every global it did not create, and that one cannot crash the host).
+ */
+const REFUSED_FLAGS: readonly string[] = ['allow-natives-syntax', 'harmony-struct', 'js-shared-memory', 'shared-string-table'];
+const ALLOWED_EXPOSE_FLAGS: ReadonlySet<string> = new Set(['expose-gc']);
+
+/**
  * isolated-vm needs Node started with --no-node-snapshot (its README: crashes were reported
- * without it). Throws a BerryError SCRIPT_SETUP_FAILED that says what to add when it is missing.
+ * without it). Throws a BerryError SCRIPT_SETUP_FAILED that says what to add when it is missing,
+ * or which flag to remove when one would open the sandbox.
  */
 export function checkNodeFlags(): void {
-  // V8 flags are process-wide: this one would hand sandboxed code the %-natives of the engine.
-  if (hasFlag(process.execArgv, process.env['NODE_OPTIONS'], '--allow-natives-syntax')) {
+  const nodeOptions = process.env['NODE_OPTIONS'];
+  // V8 flags are process-wide: each of these would reach sandboxed code.
+  const refused = refusedFlags(process.execArgv, nodeOptions);
+  if (refused.length > 0) {
     throw new BerryError(
       'SCRIPT_SETUP_FAILED',
-      'Refusing to run scripts in a Node started with --allow-natives-syntax: sandboxed code would get V8 intrinsics. Remove the flag.',
+      `Refusing to run scripts in a Node started with ${refused.join(', ')}: sandboxed code would get V8 intrinsics ` +
+        'or extra globals from it. Remove the flag (from the command line or NODE_OPTIONS).',
     );
   }
-  if (hasNoNodeSnapshot(process.execArgv, process.env['NODE_OPTIONS'])) return;
+  if (hasNoNodeSnapshot(process.execArgv, nodeOptions)) return;
   throw new BerryError(
     'SCRIPT_SETUP_FAILED',
     `Running scripts needs Node started with ${FLAG} (required by isolated-vm). ` +
@@ -23,12 +35,46 @@ export function checkNodeFlags(): void {
   );
 }
 
-/** Exported for tests: true when the flag is among the arguments or in NODE_OPTIONS. */
-export function hasNoNodeSnapshot(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
-  return hasFlag(execArgv, nodeOptions, FLAG);
+/**
+ * True when V8 currently parses %-natives syntax: also catches `v8.setFlagsFromString()` after
+ * start, which no argument list shows. Parsed only, never run.
+ */
+export function nativesSyntaxEnabled(): boolean {
+  try {
+    new Function('return %HasFastProperties({})');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-function hasFlag(execArgv: readonly string[], nodeOptions: string | undefined, flag: string): boolean {
-  if (execArgv.includes(flag)) return true;
-  return nodeOptions !== undefined && nodeOptions.split(/\s+/).includes(flag);
+/** Exported for tests: true when the flag is among the arguments or in NODE_OPTIONS. */
+export function hasNoNodeSnapshot(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return flagNames(execArgv, nodeOptions).includes(normalizeFlag(FLAG));
+}
+
+/** Exported for tests: the refused flags present, as given. */
+export function refusedFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const found: string[] = [];
+  for (const arg of allArgs(execArgv, nodeOptions)) {
+    const name = normalizeFlag(arg);
+    const exposes = name.startsWith('expose-') && !ALLOWED_EXPOSE_FLAGS.has(name);
+    if (exposes || REFUSED_FLAGS.includes(name)) found.push(arg);
+  }
+  return found;
+}
+
+/** V8 accepts `_` for `-`, one or two leading dashes, and a value after `=`: compare names only. */
+function normalizeFlag(arg: string): string {
+  const name = arg.replace(/^--?/, '').split('=', 1)[0] ?? '';
+  return name.replaceAll('_', '-').toLowerCase();
+}
+
+function allArgs(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const fromEnv = nodeOptions === undefined ? [] : nodeOptions.split(/\s+/);
+  return [...execArgv, ...fromEnv].filter((arg) => arg.startsWith('-'));
+}
+
+function flagNames(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  return allArgs(execArgv, nodeOptions).map(normalizeFlag);
 }

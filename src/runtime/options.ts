@@ -4,6 +4,8 @@ export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MEMORY_LIMIT_MB = 128;
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 1_048_576;
 export const DEFAULT_FILENAME = 'script.js';
+/** 4 MiB: the same default as the host's own cap for library callers. */
+export const DEFAULT_MAX_ARGUMENT_BYTES = 4_194_304;
 
 /** isolated-vm refuses less. */
 const MIN_MEMORY_LIMIT_MB = 8;
@@ -19,6 +21,7 @@ export interface NormalizedRunOptions {
   readonly timeoutMs: number;
   readonly memoryLimitMb: number;
   readonly outputLimitBytes: number;
+  readonly maxArgumentBytes: number;
   readonly signal: AbortSignal | undefined;
   readonly onProgress: RunScriptOptions['onProgress'];
   readonly onOutput: RunScriptOptions['onOutput'];
@@ -53,6 +56,7 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
     timeoutMs: number('timeoutMs', options.timeoutMs, DEFAULT_TIMEOUT_MS, 1, MAX_TIMEOUT_MS, false),
     memoryLimitMb: number('memoryLimitMb', options.memoryLimitMb, DEFAULT_MEMORY_LIMIT_MB, MIN_MEMORY_LIMIT_MB, Number.MAX_SAFE_INTEGER, true),
     outputLimitBytes: number('outputLimitBytes', options.outputLimitBytes, DEFAULT_OUTPUT_LIMIT_BYTES, 0, Number.MAX_SAFE_INTEGER, true),
+    maxArgumentBytes: number('maxArgumentBytes', options.maxArgumentBytes, DEFAULT_MAX_ARGUMENT_BYTES, 1, Number.MAX_SAFE_INTEGER, true),
     signal,
     onProgress,
     onOutput,

@@ -7,13 +7,18 @@ export const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** What `accept` returns once the budget is spent: the sandbox then stops sending. */
 export const BUDGET_SPENT = -1;
+/** What every entry costs besides its bytes, so that empty entries are not free. */
+export const ENTRY_OVERHEAD_BYTES = 64;
+/** Most entries (outputs and logs together) a run keeps, the truncation notice included. */
+export const MAX_ENTRIES = 10_000;
 
 const encoder = new TextEncoder();
 
 /**
  * Collects a run's text outputs, images and logs under one byte budget (UTF-8 of texts, base64
- * data and mimeType of images). The entry that crosses the budget keeps what fits, followed by one
- * truncation notice; everything after it is dropped.
+ * data and mimeType of images, plus ENTRY_OVERHEAD_BYTES per entry) and at most MAX_ENTRIES
+ * entries. The entry that crosses the budget keeps what fits, followed by one truncation notice;
+ * everything after it is dropped.
  */
 export class OutputCollector {
   readonly outputs: RunOutput[] = [];
@@ -34,6 +39,10 @@ export class OutputCollector {
     return `[output truncated: limit of ${this.#limit} bytes reached]`;
   }
 
+  get #countNotice(): string {
+    return `[output truncated: limit of ${MAX_ENTRIES} entries reached]`;
+  }
+
   /**
    * Receives one entry from the sandbox: kind is 'text', 'image' or a log level. Returns the bytes
    * still free, or BUDGET_SPENT. Values are checked again here: the sandbox is not trusted.
@@ -42,7 +51,13 @@ export class OutputCollector {
     if (this.#spent || this.#sealed || typeof text !== 'string') return this.#state();
     const outputs = this.outputs.length;
     const logs = this.logs.length;
-    if (kind === 'text') {
+    if (outputs + logs >= MAX_ENTRIES - 1 && (kind === 'text' || kind === 'image' || LEVELS.has(kind as string))) {
+      // The last slot is the notice's.
+      this.#spent = true;
+      this.#remaining = 0;
+      if (kind === 'text' || kind === 'image') this.outputs.push({ type: 'text', text: this.#countNotice });
+      else this.logs.push({ level: kind as RunLogLevel, text: this.#countNotice });
+    } else if (kind === 'text') {
       this.outputs.push({ type: 'text', text: this.#fit(text) });
     } else if (kind === 'image') {
       this.#image(text, mimeType);
@@ -71,7 +86,7 @@ export class OutputCollector {
   #image(data: string, mimeType: unknown): void {
     if (typeof mimeType !== 'string') return;
     // Size first: the sandbox cuts data that cannot fit, which then is no longer valid base64.
-    const bytes = data.length + mimeType.length;
+    const bytes = data.length + mimeType.length + ENTRY_OVERHEAD_BYTES;
     if (bytes > this.#remaining) {
       this.#spent = true;
       this.#remaining = 0;
@@ -86,13 +101,13 @@ export class OutputCollector {
 
   /** The text to keep: all of it, or what fits followed by the notice. */
   #fit(text: string): string {
-    const bytes = Buffer.byteLength(text, 'utf8');
+    const bytes = Buffer.byteLength(text, 'utf8') + ENTRY_OVERHEAD_BYTES;
     if (bytes <= this.#remaining) {
       this.#remaining -= bytes;
       return text;
     }
     this.#spent = true;
-    const room = new Uint8Array(this.#remaining);
+    const room = new Uint8Array(Math.max(0, this.#remaining - ENTRY_OVERHEAD_BYTES));
     // encodeInto writes whole characters only, so the prefix never ends in half a character.
     const { read } = encoder.encodeInto(text, room);
     this.#remaining = 0;

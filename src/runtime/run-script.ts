@@ -2,9 +2,9 @@ import { Buffer } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../errors.js';
-import { HostBridge } from './bridge.js';
+import { ARGUMENT_TOO_LARGE, HostBridge } from './bridge.js';
 import { loadIsolatedVm, type Ivm } from './load-ivm.js';
-import { checkNodeFlags } from './node-flags.js';
+import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
 import { OutputCollector } from './outputs.js';
 import { compileUserScript, createSandboxContext } from './sandbox.js';
@@ -46,9 +46,16 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
     checkNodeFlags();
     nodeFlagsChecked = true;
   }
+  if (nativesSyntaxEnabled()) {
+    throw new BerryError(
+      'SCRIPT_SETUP_FAILED',
+      'Refusing to run scripts while V8 parses %-natives syntax (--allow-natives-syntax, maybe set by v8.setFlagsFromString): ' +
+        'sandboxed code would get V8 intrinsics. Turn the flag off.',
+    );
+  }
   const ivm = await loadIsolatedVm();
   const started = performance.now();
-  const bridge = new HostBridge(normalized.functions, normalized.onProgress);
+  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.maxArgumentBytes);
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   let outcome: Outcome;
   if (normalized.signal?.aborted) {
@@ -111,6 +118,8 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     names: options.names,
     remaining: options.outputLimitBytes,
     resultLimit: options.outputLimitBytes,
+    argumentLimit: options.maxArgumentBytes,
+    argumentCode: ARGUMENT_TOO_LARGE,
   });
   run.phase = 'script';
   // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
@@ -139,6 +148,7 @@ function fromReply(reply: unknown, options: NormalizedRunOptions): Outcome {
   }
   if (tag === '=') return { ok: true, hasResult: true, result: parsed };
   if (typeof parsed !== 'object' || parsed === null) return { ok: false, error: unexpectedEnd() };
+  if (isAllocationFailure(parsed)) return limitOutcome('SCRIPT_MEMORY_LIMIT', options);
   return { ok: false, error: thrownError(parsed, options.filename) };
 }
 
@@ -154,7 +164,16 @@ function classify(run: Run, error: unknown): Outcome {
   const stack = typeof e?.stack === 'string' ? e.stack : '';
   const at = stack.indexOf('\n    at ');
   const shape = { name: e?.name, message: e?.message ?? String(error), frames: at < 0 ? undefined : stack.slice(at) };
+  if (isAllocationFailure(shape)) return limitOutcome('SCRIPT_MEMORY_LIMIT', options);
   return { ok: false, error: thrownError(shape, options.filename) };
+}
+
+/**
+ * isolated-vm's buffer allocator enforces the memory limit on ArrayBuffers by failing the
+ * allocation: left uncaught, that is the memory limit ending the run.
+ */
+function isAllocationFailure(shape: { name?: unknown; message?: unknown }): boolean {
+  return shape.name === 'RangeError' && shape.message === 'Array buffer allocation failed';
 }
 
 /** The abort reason of host calls still running when the run ends. */

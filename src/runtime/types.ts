@@ -37,6 +37,12 @@ export interface RunScriptOptions {
    * @default 1048576
    */
   readonly outputLimitBytes?: number;
+  /**
+   * Largest JSON (UTF-8 bytes) of the arguments of one `tools.<name>(args)` call. A larger one fails
+   * that call in the script with code MCP_INVALID_ARGUMENT before anything reaches the host function.
+   * @default 4194304
+   */
+  readonly maxArgumentBytes?: number;
   /** Aborting it ends the run with SCRIPT_ABORTED and aborts the host calls in flight. */
   readonly signal?: AbortSignal;
   /** Called for progress reported by host functions while they run. */

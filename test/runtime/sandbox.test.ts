@@ -8,16 +8,19 @@ const run = (code: string, options: Partial<RunScriptOptions> = {}): Promise<Run
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
-/** V8's own globals in a bare isolated-vm context (Node 20, V8 11.3): nothing of Node's. */
+/**
+ * V8's own globals in a bare isolated-vm context (Node 20, V8 11.3), nothing of Node's, less the two
+ * the sandbox removes: Intl and WebAssembly (memory outside the heap limit).
+ */
 const V8_GLOBALS = [
   'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
   'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError',
-  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math', 'Intl', 'ArrayBuffer',
+  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math', 'ArrayBuffer',
   'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
   'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set',
   'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'FinalizationRegistry', 'WeakRef', 'decodeURI', 'decodeURIComponent',
   'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console',
-  'SharedArrayBuffer', 'Atomics', 'WebAssembly',
+  'SharedArrayBuffer', 'Atomics',
 ];
 /** Standard ECMAScript globals that later V8s add (Node 22: Iterator; Node 24: the rest; Node 26: Temporal). */
 const LATER_STANDARD_GLOBALS = new Set(['Iterator', 'Float16Array', 'DisposableStack', 'AsyncDisposableStack', 'SuppressedError', 'Temporal']);
@@ -77,20 +80,20 @@ describe('sandbox globals', () => {
   it('shares one output budget between texts, logs and images, and says when it is spent', async () => {
     const record = await run(
       `text("a".repeat(60));\nconsole.log("b".repeat(60));\ntext("c");\nimage({ type: "image", data: "${PNG}", mimeType: "image/png" });\nconsole.log("d");\nreturn "done";`,
-      { outputLimitBytes: 100 },
+      { outputLimitBytes: 100 + 2 * 64 },
     );
     assert.equal(record.result, 'done');
     assert.deepEqual(record.outputs, [{ type: 'text', text: 'a'.repeat(60) }]);
-    assert.deepEqual(record.logs, [{ level: 'log', text: `${'b'.repeat(40)}\n[output truncated: limit of 100 bytes reached]` }]);
+    assert.deepEqual(record.logs, [{ level: 'log', text: `${'b'.repeat(40)}\n[output truncated: limit of 228 bytes reached]` }]);
   });
 
   it('an image that does not fit is replaced by the truncation notice', async () => {
     const record = await run(`text("x");\nimage({ type: "image", data: "${PNG}", mimeType: "image/png" });\ntext("y");`, {
-      outputLimitBytes: 50,
+      outputLimitBytes: 150,
     });
     assert.deepEqual(record.outputs, [
       { type: 'text', text: 'x' },
-      { type: 'text', text: '[output truncated: limit of 50 bytes reached]' },
+      { type: 'text', text: '[output truncated: limit of 150 bytes reached]' },
     ]);
   });
 
@@ -271,5 +274,64 @@ describe('sandbox isolation', () => {
     const odd: HostFunction = async () => ({ n: 1n });
     const record = await run('try { await tools.odd({}); } catch (e) { return e.name + ": " + e.message; }', { functions: { odd } });
     assert.match(String(record.result), /^TypeError: tools\.odd\(\) returned a value that cannot be converted to JSON/);
+  });
+});
+
+describe('sandbox resource classes', () => {
+  it('has no Intl and no WebAssembly; locale methods still work', async () => {
+    const record = await run('return [typeof Intl, typeof WebAssembly, (1234.5).toLocaleString("en-US"), "a".localeCompare("b")]');
+    assert.deepEqual(record.result, ['undefined', 'undefined', '1,234.5', -1]);
+  });
+
+  it('refuses resizable and growable buffers, however the constructor is reached', async () => {
+    const record = await run(`
+      const tries = [
+        () => new ArrayBuffer(1, { maxByteLength: 2 ** 32 }),
+        () => new SharedArrayBuffer(1, { maxByteLength: 2 ** 32 }),
+        () => new (new Uint8Array(1).buffer.constructor)(1, { maxByteLength: 2 ** 32 }),
+        () => Reflect.construct(ArrayBuffer, [1, { maxByteLength: 2 ** 32 }]),
+        () => { class Big extends ArrayBuffer {} return new Big(1, { maxByteLength: 2 ** 32 }); },
+        () => { let n = 0; return new ArrayBuffer(1, { get maxByteLength() { return n++ ? 2 ** 32 : undefined; } }); },
+      ];
+      return tries.map((t) => { try { const b = t(); return 'made resizable=' + b.resizable; } catch (e) { return e.name; } });`);
+    assert.deepEqual(record.result, ['RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError', 'made resizable=false']);
+  });
+
+  it('plain buffers still work, and an uncaught allocation failure is the memory limit', async () => {
+    const ok = await run('const b = new ArrayBuffer(8); return [b.byteLength, b instanceof ArrayBuffer, new Uint8Array(4).buffer instanceof ArrayBuffer];');
+    assert.deepEqual(ok.result, [8, true, true]);
+    const bomb = await run('const a = []; for (;;) a.push(new Uint8Array(1 << 20));', { memoryLimitMb: 16 });
+    assert.equal(bomb.error?.code, 'SCRIPT_MEMORY_LIMIT');
+  });
+
+  it('every output entry costs against the budget: an empty-output flood ends with a small record', async () => {
+    const record = await run('for (let i = 0; i < 1e6; i++) { text(""); console.log(); } return "done";');
+    assert.equal(record.result, 'done');
+    const entries = record.outputs.length + record.logs.length;
+    assert.ok(entries <= 10_000, `${entries} entries`);
+    assert.ok(JSON.stringify(record).length < 400_000, `${JSON.stringify(record).length} bytes`);
+    assert.match(JSON.stringify(record), /output truncated/);
+  });
+
+  it('caps one call\'s arguments at maxArgumentBytes before the host function runs', async () => {
+    let called = 0;
+    const count: HostFunction = async () => ++called;
+    const record = await runScript(
+      `const big = "x".repeat(1e6);
+      const out = [];
+      try { await tools.count(Array(50).fill(big)); } catch (e) { out.push(e.code, e.message); }
+      try { await tools.count("é".repeat(600000)); } catch (e) { out.push(e.code, e.message); }
+      out.push(await tools.count("x".repeat(1000)));
+      return out;`,
+      { functions: { count }, maxArgumentBytes: 1_000_000, timeoutMs: 10_000 },
+    );
+    const [code1, message1, code2, message2, calls] = record.result as [string, string, string, string, number];
+    assert.equal(code1, 'MCP_INVALID_ARGUMENT');
+    assert.match(message1, /50000\d+ characters as JSON, more than the limit of 1000000 bytes \(maxArgumentBytes\)/);
+    // 600,000 characters, 1,200,002 bytes: caught by the host side of the crossing.
+    assert.equal(code2, 'MCP_INVALID_ARGUMENT');
+    assert.match(message2, /1200002 bytes as JSON/);
+    assert.equal(calls, 1);
+    assert.equal(called, 1);
   });
 });

@@ -1,0 +1,34 @@
+import { Socket } from 'node:net';
+
+/** Names the fd of the parent's watch pipe in a re-executed child's environment. */
+export const PARENT_FD_ENV = 'BERRY_MCP_PARENT_FD';
+
+/**
+ * In a child re-executed by the bin: calls `onGone` once when the parent process is gone. The
+ * parent holds the other end of a socket pair on fd 3; the kernel closes it whatever kills the
+ * parent (SIGKILL included), and this end then reads end-of-file. Without the variable, a no-op.
+ */
+export function watchParent(onGone: () => void): void {
+  const fd = Number(process.env[PARENT_FD_ENV]);
+  // Not inherited by the MCP servers this process starts.
+  delete process.env[PARENT_FD_ENV];
+  if (!Number.isInteger(fd) || fd < 3) return;
+  let socket: Socket;
+  try {
+    socket = new Socket({ fd, readable: true, writable: false });
+  } catch {
+    return;
+  }
+  let gone = false;
+  const fire = (): void => {
+    if (gone) return;
+    gone = true;
+    socket.destroy();
+    onGone();
+  };
+  socket.on('data', () => {});
+  socket.on('end', fire);
+  socket.on('error', fire);
+  // Watching must not keep the process alive once its work is done.
+  socket.unref();
+}

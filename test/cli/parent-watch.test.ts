@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
+import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
+
+const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
+
+/** Pids of live processes whose environment contains `marker`. */
+function pidsWithEnv(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/environ`, 'latin1').includes(marker) && alive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile, or not ours.
+    }
+  }
+  return pids;
+}
+
+/** Running, not a zombie (a container's pid 1 may never reap an orphan). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX]/.test(stat);
+  } catch {
+    return false;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(/\s+/).map(Number);
+}
+
+describe('berry-mcp run when its parent is killed', function () {
+  this.timeout(30_000);
+  let tmp: ReturnType<typeof tempDir>;
+  before(() => (tmp = tempDir()));
+  after(() => tmp.cleanup());
+
+  it('the re-executed child notices SIGKILL of the bin, cancels its calls, stops its servers and exits', async () => {
+    const cancelLog = join(tmp.dir, 'cancel.log');
+    writeConfig(tmp.dir, { fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }) });
+    writeFileSync(
+      join(tmp.dir, 'script.js'),
+      'await Promise.all([1, 2, 3].map(() => tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 60000 } })));',
+    );
+    const parent = spawn(process.execPath, [BIN, 'run', 'script.js', '--config', 'mcp.json'], { cwd: tmp.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    parent.stdout.resume();
+    parent.stderr.resume();
+    try {
+      await waitFor(() => pidsWithEnv(cancelLog).length > 0, 15_000, 'the fault server');
+      const [server] = pidsWithEnv(cancelLog);
+      const [child] = childrenOf(parent.pid!);
+      assert.ok(child !== undefined && alive(child), 'the re-executed child runs');
+      // Let the three calls reach the server.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      parent.kill('SIGKILL');
+      await waitFor(() => !alive(child), 5000, 'the child to exit');
+      await waitFor(() => !alive(server!), 5000, 'the server to stop');
+      await waitFor(() => existsSync(cancelLog) && readFileSync(cancelLog, 'utf8').split('\n').filter(Boolean).length === 3, 5000, 'three cancellations');
+    } finally {
+      parent.kill('SIGKILL');
+      for (const pid of pidsWithEnv(cancelLog)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
