@@ -18,6 +18,8 @@ import {
 } from '../remote/index.js';
 import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
+import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
+import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
 import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
 
@@ -32,6 +34,8 @@ export interface OpenConnectionOptions {
   readonly config: ResolvedServerConfig;
   readonly log: LogSink;
   readonly signal?: AbortSignal;
+  /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
+  readonly onElicitation?: ElicitationHandler | undefined;
 }
 
 export interface CallOptions {
@@ -79,8 +83,9 @@ export class ServerConnection {
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
           })
         : createHttpTransport({ machine, url: config.url, headers: config.headers });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
     const connection = new ServerConnection(config, client, transport, log, redact);
+    installElicitation(client, { server: config.name, handler: options.onElicitation, log });
     client.onclose = () => connection.#markDead('transport closed');
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');

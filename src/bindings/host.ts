@@ -81,6 +81,7 @@ class Host implements McpHost {
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
   readonly #idleTimeoutMs: number;
+  readonly #onElicitation: ElicitationHandler | undefined;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -99,6 +100,7 @@ class Host implements McpHost {
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
+    this.#onElicitation = options.onElicitation;
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -171,6 +173,7 @@ class Host implements McpHost {
           machine: this.machine,
           config,
           log: this.#log,
+          onElicitation: this.#onElicitation,
           ...(signal ? { signal } : {}),
         }),
       fn,
