@@ -14,6 +14,7 @@ import {
   MachineStdioTransport,
   closeHttpTransport,
   createHttpTransport,
+  HttpStatusError,
   type Machine,
 } from '../remote/index.js';
 import { onAbort } from './abort-listeners.js';
@@ -21,7 +22,8 @@ import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
-import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+import { describeCause, mapSdkError } from './map-error.js';
+import { authRequired, describeHttpFailure, isSessionExpired } from './map-http-error.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** A server that pages tools/list forever must not hang discovery. */
@@ -263,6 +265,7 @@ export class ServerConnection {
     const { config } = this;
     const durationMs = Date.now() - started;
     if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
+    if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, this.redact);
     const stdio = this.#transport instanceof MachineStdioTransport ? this.#transport : undefined;
     const exit = stdio?.exit;
     const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
@@ -282,7 +285,7 @@ export class ServerConnection {
     } else if (exit?.signal !== undefined) {
       reason = `the server was killed by ${exit.signal} during initialization`;
     } else {
-      reason = this.redact(describeCause(error));
+      reason = describeHttpFailure(error, this.redact) ?? this.redact(describeCause(error));
     }
     return new ServerStartError(
       `Server "${config.name}" failed to start (${config.display}): ${reason}` +
