@@ -23,7 +23,7 @@ import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
 import { describeCause, mapSdkError } from './map-error.js';
-import { authRequired, describeHttpFailure, isSessionExpired } from './map-http-error.js';
+import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** A server that pages tools/list forever must not hang discovery. */
@@ -244,7 +244,8 @@ export class ServerConnection {
       closedDetail: () => this.#closedDetail(),
     });
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
-    if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {
+    // A lost response stream is that call's loss: the session itself is still there.
+    if (mapped.code === 'MCP_SESSION_EXPIRED' || (mapped.code === 'MCP_TRANSPORT_CLOSED' && !isStreamLost(error))) {
       this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
     }
     return mapped;

@@ -20,7 +20,7 @@ export function mapHttpError(error: unknown, context: ErrorContext): BerryError 
   const where = `server "${context.server}" (${context.operation})`;
   if (error instanceof McpError && isStreamLost(error)) {
     return new TransportClosedError(
-      `${where}: ${context.redact(error.message.replace(/^MCP error -?\d+: /, ''))}. The call was not retried; the next operation reconnects.`,
+      `${where}: ${context.redact(error.message.replace(/^MCP error -?\d+: /, ''))}. The call was not retried; the session stays open.`,
       '',
       { cause: error },
     );
@@ -94,7 +94,9 @@ function hint(error: HttpStatusError): string | undefined {
   return undefined;
 }
 
-function isStreamLost(error: McpError): boolean {
+/** The stand-in answer for a response whose stream ended and could not be resumed. */
+export function isStreamLost(error: unknown): boolean {
+  if (!(error instanceof McpError)) return false;
   const data = error.data as Record<string, unknown> | undefined;
   return typeof data === 'object' && data !== null && data[STREAM_LOST_MARK] === true;
 }

@@ -48,7 +48,7 @@ describe('map-http-error', () => {
     const lost = new McpError(-32000, 'the server ended the response stream before answering', { [STREAM_LOST_MARK]: true });
     const mapped = mapSdkError(lost, context);
     assert.equal(mapped.code, 'MCP_TRANSPORT_CLOSED');
-    assert.match(mapped.message, /ended the response stream before answering\. The call was not retried/);
+    assert.match(mapped.message, /ended the response stream before answering\. The call was not retried; the session stays open/);
     assert.equal(mapSdkError(new SyntaxError('Unexpected end of JSON input'), context).code, 'MCP_PROTOCOL_ERROR');
   });
 });
