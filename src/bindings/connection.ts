@@ -14,12 +14,16 @@ import {
   MachineStdioTransport,
   closeHttpTransport,
   createHttpTransport,
+  HttpStatusError,
   type Machine,
 } from '../remote/index.js';
 import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
+import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
+import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
-import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+import { describeCause, mapSdkError } from './map-error.js';
+import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** A server that pages tools/list forever must not hang discovery. */
@@ -36,6 +40,8 @@ export interface OpenConnectionOptions {
   readonly maxMessageBytes?: number;
   /** Secrets to redact from this server's output: all servers' of the config (they share the environment). @default config.secrets */
   readonly secrets?: readonly string[];
+  /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
+  readonly onElicitation?: ElicitationHandler | undefined;
 }
 
 export interface CallOptions {
@@ -86,8 +92,9 @@ export class ServerConnection {
             ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
           })
         : createHttpTransport({ machine, url: config.url, headers: config.headers });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
     const connection = new ServerConnection(config, client, transport, log, redact);
+    installElicitation(client, { server: config.name, handler: options.onElicitation, log });
     client.onclose = () => {
       connection.#transportEnded = true;
       connection.#markDead('transport closed');
@@ -250,8 +257,9 @@ export class ServerConnection {
       transportClosed: () => this.#transportEnded,
     });
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
-    // Anything else (a JSON-RPC error, a malformed result) failed this request only.
-    if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {
+    // Anything else (a JSON-RPC error, a malformed result) failed this request only; a lost response
+    // stream is that call's loss: the session itself is still there.
+    if (mapped.code === 'MCP_SESSION_EXPIRED' || (mapped.code === 'MCP_TRANSPORT_CLOSED' && !isStreamLost(error))) {
       this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
     }
     return mapped;
@@ -285,6 +293,7 @@ export class ServerConnection {
     const { config } = this;
     const durationMs = Date.now() - started;
     if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
+    if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, this.redact);
     const stdio = this.#transport instanceof MachineStdioTransport ? this.#transport : undefined;
     const exit = stdio?.exit;
     const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
@@ -309,7 +318,7 @@ export class ServerConnection {
     } else if (exit?.signal !== undefined) {
       reason = `the server was killed by ${exit.signal} during initialization`;
     } else {
-      reason = this.redact(describeCause(error));
+      reason = describeHttpFailure(error, this.redact) ?? this.redact(describeCause(error));
     }
     return new ServerStartError(
       `Server "${config.name}" failed to start (${config.display}): ${reason}` +

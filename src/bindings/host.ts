@@ -97,6 +97,7 @@ class Host implements McpHost {
   readonly #idleTimeoutMs: number;
   readonly #maxMessageBytes: number | undefined;
   readonly #maxArgumentBytes: number;
+  readonly #onElicitation: ElicitationHandler | undefined;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -117,6 +118,7 @@ class Host implements McpHost {
     this.#log = options.onLog ?? noLog;
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
+    this.#onElicitation = options.onElicitation;
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -191,6 +193,7 @@ class Host implements McpHost {
           log: this.#log,
           ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
           secrets: secretsOfServers(prepared.loaded.servers),
+          onElicitation: this.#onElicitation,
           ...(signal ? { signal } : {}),
         }),
       fn,

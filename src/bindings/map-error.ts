@@ -1,6 +1,6 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, ProtocolError, TransportClosedError, isBerryError } from '../errors.js';
+import { mapHttpError } from './map-http-error.js';
 
 export interface ErrorContext {
   readonly server: string;
@@ -15,13 +15,6 @@ export interface ErrorContext {
    * SDK uses -32000 for its own "Connection closed", a code servers may send too.
    */
   readonly transportClosed?: () => boolean;
-}
-
-/** True when a failure means the session is gone for good and the connection must be replaced. */
-export function isSessionExpired(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError)) return false;
-  // Servers answer an unknown session id with 404 (the spec) or 400 (server-everything).
-  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
 /** Error codes of sockets and pipes that are gone: the transport under a request died. */
@@ -48,6 +41,8 @@ const DEAD_TRANSPORT_CODES = new Set([
  */
 export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   if (isBerryError(error)) return error;
+  const http = mapHttpError(error, context);
+  if (http) return http;
   const where = `server "${context.server}" (${context.operation})`;
   if (error instanceof McpError) {
     const closed = context.transportClosed?.() ?? /^MCP error -32000: Connection closed$/.test(error.message);
@@ -71,18 +66,6 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
     return new ProtocolError(
       `${where} returned error ${error.code}: ${context.redact(oneLine(stripMcpPrefix(error.message)))}`,
       error.code,
-    );
-  }
-  if (isSessionExpired(error)) {
-    return new BerryError(
-      'MCP_SESSION_EXPIRED',
-      `${where}: the server no longer knows this session. The call was not retried; the next operation starts a new session.`,
-    );
-  }
-  if (error instanceof StreamableHTTPError) {
-    return new TransportClosedError(
-      `${where}: HTTP ${error.code ?? 'error'}: ${context.redact(error.message)}`,
-      '',
     );
   }
   const issues = zodIssues(error);

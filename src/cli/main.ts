@@ -6,6 +6,7 @@ import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import { createHost, type Host } from '../host.js';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './args.js';
+import { createElicitationForm } from './elicitation-form.js';
 import { createCliMachine } from './machine.js';
 import { ProgressBar } from './progress.js';
 import { serveCommand } from './serve-command.js';
@@ -66,6 +67,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
+      onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
     });
     return await runCommand(host, args, io, abort.signal);
   } catch (error) {

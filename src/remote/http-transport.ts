@@ -1,8 +1,13 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestInit as UndiciRequestInit } from 'undici';
 import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
+import { createMcpFetch } from './mcp-fetch.js';
+
+/** Resuming a response stream: reconnections in a row that may fail, and the delays. */
+const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, maxRetryMs: 10_000 } as const;
 
 /**
  * A fetch whose requests originate from `machine` and that refuses every redirect. The SDK follows
@@ -26,14 +31,25 @@ export interface HttpTransportOptions {
   readonly machine: Machine;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** OAuth for servers that answer 401 (the SDK runs the flow); without it a 401 fails the request. */
+  readonly authProvider?: OAuthClientProvider | undefined;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
 export function createHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(options.url), {
-    fetch: createMachineFetch(options.machine),
+  const url = new URL(options.url);
+  return new StreamableHTTPClientTransport(url, {
+    fetch: createMcpFetch({
+      endpoint: url,
+      fetch: createMachineFetch(options.machine),
+      authFlow: options.authProvider !== undefined,
+      resume: RESUME,
+    }),
     requestInit: { headers: { ...options.headers } },
-    // A lost event stream is not resumed: the next operation reconnects instead of replaying.
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    // Response streams are resumed by createMcpFetch, bounded, failing the call when they cannot be;
+    // the SDK's own reconnection stays off so the two never race (the standalone GET stream is not
+    // resumed: server notifications sent while it is down are lost).
     reconnectionOptions: {
       maxReconnectionDelay: 30_000,
       initialReconnectionDelay: 1_000,
