@@ -34,9 +34,12 @@ export function renderDescribe(result: DescribeResult): string {
   if (!isServerDescription(result)) {
     const lines = [`${result.server} / ${result.name}${result.title ? ` (${result.title})` : ''}`];
     if (result.description) lines.push('', result.description);
-    lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));
+    lines.push('', `arguments: ${result.arguments}`);
+    if (result.structuredContent) lines.push(`structuredContent: ${result.structuredContent}`);
+    if (result.annotations) lines.push(`annotations: ${JSON.stringify(result.annotations)}`);
+    if (result.taskSupport) lines.push(`runs as a task (${result.taskSupport})`);
+    if (result.inputSchema) lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));
     if (result.outputSchema) lines.push('', 'Output schema:', JSON.stringify(result.outputSchema, null, 2));
-    if (result.annotations) lines.push('', 'Annotations:', JSON.stringify(result.annotations, null, 2));
     return lines.join('\n');
   }
   const info = result.serverInfo;
@@ -47,11 +50,23 @@ export function renderDescribe(result: DescribeResult): string {
   if (result.instructions) lines.push('', 'Instructions:', indentLines(result.instructions, '  '));
   lines.push('', `Tools (${result.tools.length}):`);
   for (const tool of result.tools) {
-    const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-    const required = new Set(tool.inputSchema.required ?? []);
-    const params = Object.keys(props).map((p) => (required.has(p) ? p : `${p}?`));
-    lines.push(`  ${tool.name}(${params.join(', ')})`);
-    if (tool.description) lines.push(indentLines(tool.description.trim(), '      '));
+    const flags = [...(tool.hints ?? []), ...(tool.taskSupport ? [`task ${tool.taskSupport}`] : [])];
+    lines.push(`  ${tool.signature}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`);
+    if (tool.description) lines.push(`      ${tool.description}`);
+  }
+  if (result.resources.length > 0) {
+    lines.push('', `Resources (${result.resources.length}):`);
+    lines.push(table(result.resources.map((r) => [r.uri, r.description ?? r.title ?? r.name]), '  '));
+  }
+  if (result.resourceTemplates.length > 0) {
+    lines.push('', `Resource templates (${result.resourceTemplates.length}):`);
+    lines.push(table(result.resourceTemplates.map((t) => [t.uriTemplate, t.description ?? t.title ?? t.name]), '  '));
+  }
+  if (result.prompts.length > 0) {
+    lines.push('', `Prompts (${result.prompts.length}):`);
+    for (const prompt of result.prompts) {
+      lines.push(`  ${prompt.name}(${(prompt.arguments ?? []).map((a) => a.split(':')[0]).join(', ')})${prompt.description ? `  ${prompt.description}` : ''}`);
+    }
   }
   return lines.join('\n');
 }
