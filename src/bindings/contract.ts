@@ -94,52 +94,28 @@ export interface ToolDescription {
   readonly outputSchema?: Tool['outputSchema'];
 }
 
-/** One tool in a server's catalog: its call signature, enough to call it. */
-export interface ToolSignature {
-  readonly name: string;
-  /** `name(arguments: {…}): {…}`, nested types included; descriptions left to `mcp_describe` of the tool. */
-  readonly signature: string;
-  /** The description's first sentence. */
-  readonly description?: string;
-  /** Annotation hints that are true (`readOnly`, `destructive`, `idempotent`, `openWorld`). */
-  readonly hints?: readonly string[];
-  readonly taskSupport?: TaskSupport;
-}
-
-export interface ResourceInfo {
-  readonly uri: string;
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
-}
-
-export interface ResourceTemplateInfo {
-  /** An RFC 6570 URI template: fill it in and pass the URI to `mcp_read`. */
-  readonly uriTemplate: string;
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly mimeType?: string;
-}
-
-export interface PromptInfo {
-  readonly name: string;
-  readonly title?: string;
-  readonly description?: string;
-  /** `name` or `name?` (optional) per argument, with its description when there is one. */
-  readonly arguments?: readonly string[];
-}
-
+/**
+ * A server's catalog, sized for a model: one line per entry, keyed by what a script passes back.
+ * Describe a tool for its full description, commented argument types and annotations.
+ */
 export interface ServerDescription {
   readonly server: string;
   readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
   readonly protocolVersion?: string;
   readonly instructions?: string;
-  readonly tools: readonly ToolSignature[];
-  readonly resources: readonly ResourceInfo[];
-  readonly resourceTemplates: readonly ResourceTemplateInfo[];
-  readonly prompts: readonly PromptInfo[];
+  /**
+   * Tool name → its call signature with nested types (the `arguments` object, then the type of
+   * `structuredContent` when the tool declares one), the description's first sentence and flags:
+   * `({ path: string; head?: number }) => { content: string } — Read a file. [readOnly]`.
+   * Flags: `readOnly`, `destructive`, `task required` / `task optional`.
+   */
+  readonly tools: Readonly<Record<string, string>>;
+  /** Resource URI (pass it to `mcp_read`) → `name (mimeType) — description`. */
+  readonly resources: Readonly<Record<string, string>>;
+  /** URI template (fill it in, then `mcp_read`) → `name (mimeType) — description`. */
+  readonly resourceTemplates: Readonly<Record<string, string>>;
+  /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
+  readonly prompts: Readonly<Record<string, string>>;
 }
 
 export type DescribeResult = ToolDescription | ServerDescription;

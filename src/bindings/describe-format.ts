@@ -5,14 +5,7 @@
  * types, plus its resources, resource templates and prompts.
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type {
-  PromptInfo,
-  ResourceInfo,
-  ResourceTemplateInfo,
-  TaskSupport,
-  ToolDescription,
-  ToolSignature,
-} from './contract.js';
+import type { TaskSupport, ToolDescription } from './contract.js';
 import { summarize } from './summarize.js';
 import { compileSchema } from './typings/compile-schema.js';
 import { normalizeTypingsOptions } from './typings/generate-typings.js';
@@ -39,20 +32,18 @@ export async function describeTool(server: string, tool: Tool, withSchemas: bool
   };
 }
 
-/** One line per tool for a server's catalog: `name(arguments: {…}): {…}`. */
-export async function toolSignature(tool: Tool): Promise<ToolSignature> {
+/** A tool's catalog line: `({ …arguments }) => { …structuredContent } — summary [flags]`. */
+export async function toolLine(tool: Tool): Promise<string> {
   const args = await typeText(tool.inputSchema, 'Arguments', false);
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', false);
   const description = summarize(tool.description ?? tool.title);
-  const hints = hintsOf(tool.annotations);
-  const taskSupport = taskSupportOf(tool);
-  return {
-    name: tool.name,
-    signature: `${tool.name}(${args === '{}' ? '' : `arguments: ${args}`})${output === undefined ? '' : `: ${output}`}`,
-    ...(description ? { description } : {}),
-    ...(hints.length > 0 ? { hints } : {}),
-    ...(taskSupport ? { taskSupport } : {}),
-  };
+  const flags = flagsOf(tool);
+  return (
+    `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})` +
+    (output === undefined ? '' : ` => ${output}`) +
+    (description ? ` — ${description}` : '') +
+    (flags.length > 0 ? ` [${flags.join(', ')}]` : '')
+  );
 }
 
 export function taskSupportOf(tool: Tool): TaskSupport | undefined {
@@ -60,47 +51,30 @@ export function taskSupportOf(tool: Tool): TaskSupport | undefined {
   return support === 'optional' || support === 'required' ? support : undefined;
 }
 
-function hintsOf(annotations: Tool['annotations']): string[] {
-  if (!annotations) return [];
-  const hints: string[] = [];
-  if (annotations.readOnlyHint === true) hints.push('readOnly');
-  if (annotations.destructiveHint === true && annotations.readOnlyHint !== true) hints.push('destructive');
-  if (annotations.idempotentHint === true) hints.push('idempotent');
-  if (annotations.openWorldHint === true) hints.push('openWorld');
-  return hints;
+/** What matters before calling: may it write, and does it run as a task. */
+function flagsOf(tool: Tool): string[] {
+  const flags: string[] = [];
+  const annotations = tool.annotations;
+  if (annotations?.readOnlyHint === true) flags.push('readOnly');
+  else if (annotations?.destructiveHint === true) flags.push('destructive');
+  const task = taskSupportOf(tool);
+  if (task) flags.push(`task ${task}`);
+  return flags;
 }
 
-export function resourceInfo(resource: Resource): ResourceInfo {
-  return {
-    uri: resource.uri,
-    name: resource.name,
-    ...(resource.title ? { title: resource.title } : {}),
-    ...(resource.description ? { description: summarize(resource.description) } : {}),
-    ...(resource.mimeType ? { mimeType: resource.mimeType } : {}),
-  };
+/** `name (mimeType) — description`; the name is left out when the URI already ends with it. */
+export function resourceLine(resource: Resource | ResourceTemplate): string {
+  const uri = 'uri' in resource ? resource.uri : resource.uriTemplate;
+  const name = resource.title ?? resource.name;
+  const description = summarize(resource.description);
+  const parts = [uri.endsWith(`/${name}`) ? '' : name, resource.mimeType ? `(${resource.mimeType})` : '', description ? `— ${description}` : ''];
+  return parts.filter((part) => part !== '').join(' ');
 }
 
-export function templateInfo(template: ResourceTemplate): ResourceTemplateInfo {
-  return {
-    uriTemplate: template.uriTemplate,
-    name: template.name,
-    ...(template.title ? { title: template.title } : {}),
-    ...(template.description ? { description: summarize(template.description) } : {}),
-    ...(template.mimeType ? { mimeType: template.mimeType } : {}),
-  };
-}
-
-export function promptInfo(prompt: Prompt): PromptInfo {
-  const args = (prompt.arguments ?? []).map((a) => {
-    const description = summarize(a.description);
-    return `${a.name}${a.required ? '' : '?'}${description ? `: ${description}` : ''}`;
-  });
-  return {
-    name: prompt.name,
-    ...(prompt.title ? { title: prompt.title } : {}),
-    ...(prompt.description ? { description: summarize(prompt.description) } : {}),
-    ...(args.length > 0 ? { arguments: args } : {}),
-  };
+export function promptLine(prompt: Prompt): string {
+  const args = (prompt.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
+  const description = summarize(prompt.description ?? prompt.title);
+  return `(${args})${description ? ` — ${description}` : ''}`;
 }
 
 /** A schema as one line of TypeScript: the root type inline, named sub-types after `where`. */

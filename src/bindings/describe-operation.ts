@@ -4,7 +4,7 @@
  */
 import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
 import type { ServerConnection } from './connection.js';
-import { describeTool, promptInfo, resourceInfo, templateInfo, toolSignature } from './describe-format.js';
+import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
 import { findTool, visibleTools } from './tool-lookup.js';
 
 export async function describeToolOf(
@@ -31,10 +31,10 @@ export async function describeServer(connection: ServerConnection, signal: Abort
     ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
     ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
     ...(instructions ? { instructions } : {}),
-    tools: await Promise.all(tools.map((tool) => toolSignature(tool))),
-    resources: resources.items.map(resourceInfo),
-    resourceTemplates: templates.items.map(templateInfo),
-    prompts: prompts.items.map(promptInfo),
+    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool)] as const))),
+    resources: Object.fromEntries(resources.items.map((r) => [r.uri, resourceLine(r)])),
+    resourceTemplates: Object.fromEntries(templates.items.map((t) => [t.uriTemplate, resourceLine(t)])),
+    prompts: Object.fromEntries(prompts.items.map((p) => [p.name, promptLine(p)])),
   };
   return description;
 }

@@ -48,25 +48,17 @@ export function renderDescribe(result: DescribeResult): string {
       (result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''),
   ];
   if (result.instructions) lines.push('', 'Instructions:', indentLines(result.instructions, '  '));
-  lines.push('', `Tools (${result.tools.length}):`);
-  for (const tool of result.tools) {
-    const flags = [...(tool.hints ?? []), ...(tool.taskSupport ? [`task ${tool.taskSupport}`] : [])];
-    lines.push(`  ${tool.signature}${flags.length > 0 ? `  [${flags.join(', ')}]` : ''}`);
-    if (tool.description) lines.push(`      ${tool.description}`);
-  }
-  if (result.resources.length > 0) {
-    lines.push('', `Resources (${result.resources.length}):`);
-    lines.push(table(result.resources.map((r) => [r.uri, r.description ?? r.title ?? r.name]), '  '));
-  }
-  if (result.resourceTemplates.length > 0) {
-    lines.push('', `Resource templates (${result.resourceTemplates.length}):`);
-    lines.push(table(result.resourceTemplates.map((t) => [t.uriTemplate, t.description ?? t.title ?? t.name]), '  '));
-  }
-  if (result.prompts.length > 0) {
-    lines.push('', `Prompts (${result.prompts.length}):`);
-    for (const prompt of result.prompts) {
-      lines.push(`  ${prompt.name}(${(prompt.arguments ?? []).map((a) => a.split(':')[0]).join(', ')})${prompt.description ? `  ${prompt.description}` : ''}`);
-    }
+  const sections: [string, Readonly<Record<string, string>>][] = [
+    ['Tools', result.tools],
+    ['Resources', result.resources],
+    ['Resource templates', result.resourceTemplates],
+    ['Prompts', result.prompts],
+  ];
+  for (const [title, entries] of sections) {
+    const names = Object.keys(entries);
+    if (names.length === 0 && title !== 'Tools') continue;
+    lines.push('', `${title} (${names.length}):`);
+    for (const name of names) lines.push(`  ${name}${title === 'Tools' || title === 'Prompts' ? '' : ' '}${entries[name]}`);
   }
   return lines.join('\n');
 }
