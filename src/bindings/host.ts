@@ -289,7 +289,17 @@ class Host implements McpHost {
       const inputs = await Promise.all(
         prepared.loaded.servers.filter((slot) => server === undefined || slot.name === server).map(async (slot): Promise<TypingsServerInput> => {
           const catalog = await this.#catalog(prepared, slot, signal);
-          if (catalog.status === 'connected') return { server: slot.name, tools: catalog.tools };
+          if (catalog.status === 'connected') {
+            // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
+            const prompts =
+              slot.status === 'ok'
+                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal), signal).then(
+                    (listing) => listing.items,
+                    () => [],
+                  )
+                : [];
+            return { server: slot.name, tools: catalog.tools, prompts };
+          }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
         }),
