@@ -55,18 +55,32 @@ export async function callToolAsTask(
   const started = Date.now();
   let taskId: string | undefined;
   let finished = false;
-  let updates = 0;
+  // Status messages ride on the last real progress (or count status changes when there is none).
+  let last: { progress: number; total?: number | undefined } = { progress: 0 };
   const report = (message: string | undefined, progress?: number, total?: number): void => {
+    last = progress === undefined ? { progress: last.total === undefined ? last.progress + 1 : last.progress, total: last.total } : { progress, total };
     options.onProgress?.({
       server: config.name,
       tool,
-      progress: progress ?? ++updates,
-      ...(total === undefined ? {} : { total }),
+      progress: last.progress,
+      ...(last.total === undefined ? {} : { total: last.total }),
       ...(message === undefined ? {} : { message }),
     });
   };
+  // The SDK never removes the abort listener it adds to a request's signal: one short-lived child
+  // signal per request keeps a long poll from piling listeners on the call's signal.
+  const scoped = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const child = new AbortController();
+    if (ac.signal.aborted) child.abort(ac.signal.reason);
+    const unlink = onAbort(ac.signal, () => child.abort(ac.signal.reason));
+    try {
+      return await run(child.signal);
+    } finally {
+      unlink();
+    }
+  };
   try {
-    const created = await connection.send(
+    const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
       (o) =>
         client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
@@ -75,8 +89,8 @@ export async function callToolAsTask(
           task: {},
           onprogress: (p) => report(p.message, p.progress, p.total),
         }),
-      ac.signal,
-    );
+      signal,
+    ));
     taskId = created.task.taskId;
     let task = created.task;
     let lastMessage: string | undefined;
@@ -90,19 +104,19 @@ export async function callToolAsTask(
       if (status === 'cancelled') throw new BerryError('MCP_PROTOCOL_ERROR', `${label}: the server cancelled the task (${task.statusMessage ?? 'no reason given'}).`);
       await sleep(clamp(task.pollInterval ?? DEFAULT_POLL_MS), ac.signal);
       const id = taskId;
-      task = await connection.send(
+      task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
         (o) => client.request({ method: 'tasks/get', params: { taskId: id } } as never, GetTaskResultSchema, { ...o, timeout: remaining(started) }),
-        ac.signal,
-      );
+        signal,
+      ));
     }
     // tasks/result blocks until the task is terminal (input_required: the server's requests come first).
     const id = taskId;
-    const result = await connection.send(
+    const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
       (o) => client.request({ method: 'tasks/result', params: { taskId: id } } as never, CallToolResultSchema, { ...o, timeout: remaining(started) }),
-      ac.signal,
-    );
+      signal,
+    ));
     finished = true;
     return result as CallToolResult;
   } catch (error) {
