@@ -4,6 +4,7 @@
  * the listing once from the first page.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '../errors.js';
 
 /** A server that pages a list forever must not hang discovery. */
 export const MAX_LIST_PAGES = 50;
@@ -58,7 +59,7 @@ async function walk<T>(
     try {
       result = await fetchPage(cursor);
     } catch (error) {
-      if (cursor !== undefined && error instanceof McpError && error.code === ErrorCode.InvalidParams) {
+      if (cursor !== undefined && isInvalidParams(error)) {
         throw new CursorRejected('cursor rejected', { cause: error });
       }
       throw error;
@@ -75,6 +76,12 @@ async function walk<T>(
     cursors.add(cursor);
   }
   return { items, truncated: true, ...(ttlMs === undefined ? {} : { ttlMs }) };
+}
+
+/** JSON-RPC -32602, as the SDK threw it or as the connection mapped it. */
+function isInvalidParams(error: unknown): boolean {
+  if (error instanceof McpError) return error.code === ErrorCode.InvalidParams;
+  return error instanceof ProtocolError && error.rpcCode === ErrorCode.InvalidParams;
 }
 
 /** `ttlMs` as a server may put it in a list result's `_meta` (a positive number of milliseconds). */
