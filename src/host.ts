@@ -20,7 +20,7 @@ export interface RunOptions {
 export type HostOptions = McpHostOptions;
 
 export interface Host extends McpHost {
-  /** Runs a model-written script in a fresh isolate with `tools.mcp_*`, `text`, `image` and `console`. */
+  /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt), `text`, `image` and `console`. */
   run(code: string, options?: RunOptions): Promise<RunRecord>;
 }
 
@@ -35,6 +35,8 @@ export function createHost(options: HostOptions = {}): Host {
         mcp_describe: (args, context) => mcp.describe(args as never, { signal: context.signal }),
         mcp_call: (args, context) =>
           mcp.call(args as never, { signal: context.signal, onProgress: (p) => context.onProgress(p) }),
+        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal }),
+        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal }),
       },
     });
   return {
@@ -43,6 +45,8 @@ export function createHost(options: HostOptions = {}): Host {
     list: (request, opts) => mcp.list(request, opts),
     describe: (request, opts) => mcp.describe(request, opts),
     call: (request, opts) => mcp.call(request, opts),
+    read: (request, opts) => mcp.read(request, opts),
+    prompt: (request, opts) => mcp.prompt(request, opts),
     readConfig: (signal) => mcp.readConfig(signal),
     typings: (opts) => mcp.typings(opts),
     withServer: (server, fn, signal) => mcp.withServer(server, fn, signal),

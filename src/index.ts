@@ -3,6 +3,7 @@ export type { Host, HostOptions, RunOptions } from './host.js';
 export { ConnectionPool, createMcpHost } from './bindings/index.js';
 export type * from './bindings/contract.js';
 export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
+export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './bindings/approval.js';
 export type { ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {

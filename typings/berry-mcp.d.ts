@@ -2,7 +2,8 @@
  * berry-mcp script API: the globals a berry-mcp script sees.
  *
  * A script is the body of an async function: top-level `await` works, MCP servers are reached
- * through `tools.mcp_list`, `tools.mcp_describe` and `tools.mcp_call`, and outputs are appended
+ * through `tools.mcp_list`, `tools.mcp_describe`, `tools.mcp_call`, `tools.mcp_read` and
+ * `tools.mcp_prompt`, and outputs are appended
  * with `text()` and `image()`. There is no Node and no DOM in the sandbox.
  *
  * Use it from a script file with
@@ -209,6 +210,8 @@ declare namespace BerryMcp {
     readonly server: string;
     /** Omit to get the server's whole catalog and its instructions. */
     readonly tool?: string;
+    /** With `tool`: also return the raw JSON Schemas (`inputSchema`, `outputSchema`). */
+    readonly schemas?: boolean;
   }
 
   interface CallRequest {
@@ -216,6 +219,38 @@ declare namespace BerryMcp {
     readonly tool: string;
     readonly arguments?: Record<string, unknown>;
   }
+
+  interface ReadRequest {
+    readonly server: string;
+    /** A resource's URI, or a resource template filled in by the caller. */
+    readonly uri: string;
+  }
+
+  /** `resources/read`'s result: `contents`, each with `text` or base64 `blob`. */
+  type ReadResult = {
+    contents: (TextResourceContents | BlobResourceContents)[];
+    _meta?: Meta;
+  };
+
+  interface PromptRequest {
+    readonly server: string;
+    readonly name: string;
+    /** The prompt's arguments (strings; numbers and booleans are converted). */
+    readonly arguments?: Record<string, string | number | boolean>;
+  }
+
+  /** One message of a prompt. */
+  interface PromptMessage {
+    role: 'user' | 'assistant';
+    content: ContentBlock;
+  }
+
+  /** `prompts/get`'s result: `description?` and `messages` (`role` + content block). */
+  type PromptResult = {
+    description?: string;
+    messages: PromptMessage[];
+    _meta?: Meta;
+  };
 
   interface ToolSummary {
     readonly name: string;
@@ -235,6 +270,10 @@ declare namespace BerryMcp {
         readonly status: 'connected';
         readonly transport: 'stdio' | 'http';
         readonly tools: readonly ToolSummary[];
+        /** Answered from the catalog saved on the target machine, without starting the server. */
+        readonly cached?: { readonly ageMs: number };
+        /** Not errors: e.g. an `enabledTools`/`disabledTools` name the server does not have. */
+        readonly warnings?: readonly string[];
       }
     | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
     | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo };
@@ -245,22 +284,47 @@ declare namespace BerryMcp {
     readonly servers: readonly ServerStatus[];
   }
 
+  /** How a tool runs as an MCP task; berry-mcp polls the task and returns the ordinary result. */
+  type TaskSupport = 'optional' | 'required';
+
   interface ToolDescription {
     readonly server: string;
     readonly name: string;
     readonly title?: string;
     readonly description?: string;
-    readonly inputSchema: ObjectSchema;
-    readonly outputSchema?: ObjectSchema;
+    /** The TypeScript type of `arguments`, each property's description as a comment. */
+    readonly arguments: string;
+    /** The TypeScript type of `structuredContent`, when the tool declares an output schema. */
+    readonly structuredContent?: string;
     readonly annotations?: ToolAnnotations;
+    readonly taskSupport?: TaskSupport;
+    /** Only with `schemas: true`: the raw JSON Schemas. */
+    readonly inputSchema?: ObjectSchema;
+    readonly outputSchema?: ObjectSchema;
   }
 
+  /**
+   * A server's catalog, sized for a model: one line per entry, keyed by what a script passes back.
+   * Describe a tool for its full description, commented argument types and annotations.
+   */
   interface ServerDescription {
     readonly server: string;
     readonly serverInfo?: { readonly name: string; readonly version: string; readonly title?: string };
     readonly protocolVersion?: string;
     readonly instructions?: string;
-    readonly tools: readonly Omit<ToolDescription, 'server'>[];
+    /**
+     * Tool name → its call signature with nested types (the `arguments` object, then the type of
+     * `structuredContent` when the tool declares one), the description's first sentence and flags:
+     * `({ path: string; head?: number }) => { content: string } — Read a file. [readOnly]`.
+     * Flags: `readOnly`, `destructive`, `task required` / `task optional`.
+     */
+    readonly tools: Readonly<Record<string, string>>;
+    /** Resource URI (pass it to `mcp_read`) → `name (mimeType) — description`. */
+    readonly resources: Readonly<Record<string, string>>;
+    /** URI template (fill it in, then `mcp_read`) → `name (mimeType) — description`. */
+    readonly resourceTemplates: Readonly<Record<string, string>>;
+    /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
+    readonly prompts: Readonly<Record<string, string>>;
   }
 
   /** `mcp_describe`'s answer: a `ToolDescription` when `tool` was given, else a `ServerDescription`. */
@@ -349,6 +413,30 @@ declare namespace BerryMcp {
     readonly tool: T;
   } & ArgumentsField<S, T>;
 
+  /**
+   * Server name → prompt name → its arguments: filled by the file `berry-mcp typings` writes.
+   * While it is empty (or has no entry for a server), any prompt name is accepted.
+   */
+  interface Prompts {}
+
+  /** The prompt names of server `S`. */
+  type PromptName<S extends string> = S extends keyof Prompts ? Extract<keyof Prompts[S], string> : string;
+
+  /** The arguments of prompt `P` of server `S`. */
+  type PromptArgumentsOf<S extends string, P extends string> = S extends keyof Prompts
+    ? P extends keyof Prompts[S]
+      ? Prompts[S][P]
+      : never
+    : Record<string, string | number | boolean>;
+
+  /** A `PromptRequest` for prompt `P` of server `S`. */
+  type PromptRequestFor<S extends string, P extends string> = {
+    readonly server: S;
+    readonly name: P;
+  } & ({} extends PromptArgumentsOf<S, P>
+    ? { readonly arguments?: PromptArgumentsOf<S, P> }
+    : { readonly arguments: PromptArgumentsOf<S, P> });
+
   /** A `CallResult` whose `structuredContent` has the type of tool `T`'s output schema. */
   type CallResultFor<S extends string, T extends string> = Untyped extends true
     ? CallResult
@@ -367,20 +455,26 @@ declare namespace BerryMcp {
     mcp_list<S extends ServerName>(request?: { readonly server?: S }): Promise<ListResult>;
 
     /**
-     * One tool's name, description, input and output schemas and annotations.
-     * Rejects (`MCP_UNKNOWN_SERVER`, `MCP_UNKNOWN_TOOL`) with a message naming what exists.
+     * One tool's description, argument types (nested, each property's description as a comment),
+     * `structuredContent` type, annotations and task support; `schemas: true` adds the raw JSON
+     * Schemas. Rejects (`MCP_UNKNOWN_SERVER`, `MCP_UNKNOWN_TOOL`) with a message naming what exists.
      *
-     * @example const echo = await tools.mcp_describe({ server: "everything", tool: "echo" });
+     * @example text(await tools.mcp_describe({ server: "everything", tool: "echo" }));
      */
     mcp_describe<S extends ServerName, T extends ToolName<S>>(request: {
       readonly server: S;
       readonly tool: T;
+      readonly schemas?: boolean;
     }): Promise<ToolDescription>;
-    /** Without `tool`: the server's whole catalog and its instructions. */
+    /**
+     * Without `tool`: the server's catalog (every tool's call signature, its resources, resource
+     * templates and prompts) and its instructions.
+     */
     mcp_describe<S extends ServerName>(request: { readonly server: S; readonly tool?: undefined }): Promise<ServerDescription>;
     mcp_describe<S extends ServerName>(request: {
       readonly server: S;
       readonly tool?: ToolName<S>;
+      readonly schemas?: boolean;
     }): Promise<DescribeResult>;
 
     /**
@@ -393,6 +487,27 @@ declare namespace BerryMcp {
      * for (const block of result.content) if (block.type === "text") text(block.text);
      */
     mcp_call<S extends ServerName, T extends ToolName<S>>(request: CallRequestFor<S, T>): Promise<CallResultFor<S, T>>;
+
+    /**
+     * Read a resource (`resources/read`): its `contents`, each with `text` or base64 `blob`. The
+     * URIs and templates a server publishes are in `mcp_describe({ server })`. Rejects
+     * `MCP_UNKNOWN_RESOURCE` naming what exists (or saying the server publishes no resources).
+     *
+     * @example
+     * const doc = await tools.mcp_read({ server: "everything", uri: "demo://resource/static/document/features.md" });
+     * for (const c of doc.contents) if ("text" in c) text(c.text);
+     */
+    mcp_read<S extends ServerName>(request: { readonly server: S; readonly uri: string }): Promise<ReadResult>;
+
+    /**
+     * Get a prompt (`prompts/get`) filled with its arguments: its `messages`. Rejects
+     * `MCP_UNKNOWN_PROMPT` naming the prompts that exist, `MCP_INVALID_ARGUMENT` when a required
+     * argument is missing.
+     *
+     * @example
+     * const p = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Paris" } });
+     */
+    mcp_prompt<S extends ServerName, P extends PromptName<S>>(request: PromptRequestFor<S, P>): Promise<PromptResult>;
   }
 }
 

@@ -3,6 +3,8 @@ import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/cl
 import {
   CallToolResultSchema,
   LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
   ToolListChangedNotificationSchema,
   type CallToolResult,
   type Tool,
@@ -24,10 +26,9 @@ import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
 import { describeCause, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
+import { ServerCatalog } from './server-catalog.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
-/** A server that pages tools/list forever must not hang discovery. */
-const MAX_TOOL_PAGES = 100;
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
 
@@ -62,7 +63,8 @@ export class ServerConnection {
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   #transportEnded = false;
   #closing: Promise<void> | undefined;
-  #tools: Promise<Tool[]> | undefined;
+  /** Tools, prompts and resources, cached until the server's list_changed notifications. */
+  readonly catalog: ServerCatalog = new ServerCatalog(this);
 
   private constructor(
     config: ResolvedServerConfig,
@@ -102,9 +104,9 @@ export class ServerConnection {
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
     };
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      connection.#tools = undefined;
-    });
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.catalog.invalidate('tools'));
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => connection.catalog.invalidate('prompts'));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => connection.catalog.invalidate('resources'));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
       const data = notification.params.data;
       log({
@@ -157,35 +159,16 @@ export class ServerConnection {
   }
 
   /** The whole tool catalog, following tools/list cursors; cached until tools/list_changed. */
-  listTools(signal?: AbortSignal): Promise<Tool[]> {
-    const cached = this.#tools;
-    if (cached) return cached;
-    const fresh = this.#fetchTools(signal);
-    this.#tools = fresh;
-    fresh.catch(() => {
-      if (this.#tools === fresh) this.#tools = undefined;
-    });
-    return fresh;
+  async listTools(signal?: AbortSignal): Promise<Tool[]> {
+    return (await this.catalog.list('tools', signal)).items;
   }
 
-  async #fetchTools(signal?: AbortSignal): Promise<Tool[]> {
-    const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
+  /** Sends one request with the entry's timeout; failures become typed errors (dead transports evict). */
+  async send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
-      for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-        const result = await this.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: this.config.timeoutMs,
-          ...(signal ? { signal } : {}),
-        });
-        tools.push(...result.tools);
-        cursor = result.nextCursor;
-        if (cursor === undefined || seen.has(cursor)) return tools;
-        seen.add(cursor);
-      }
-      return tools;
+      return await run({ timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) });
     } catch (error) {
-      throw this.#mapError(error, 'tools/list', signal);
+      throw this.#mapError(error, operation, signal);
     }
   }
 

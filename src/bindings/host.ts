@@ -2,6 +2,13 @@ import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerCon
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
+import { checkApproval, type ApproveCall } from './approval.js';
+import { describeServer, describeToolOf } from './describe-operation.js';
+import { getPrompt } from './prompts.js';
+import { readResource } from './resources.js';
+import { callToolAsTask, usesTask } from './tasks.js';
+import { applyToolFilter, filterWarnings } from './tool-filter.js';
+import { findTool } from './tool-lookup.js';
 import type {
   CallRequest,
   CallResult,
@@ -10,8 +17,11 @@ import type {
   ListRequest,
   ListResult,
   OperationOptions,
+  PromptRequest,
+  PromptResult,
+  ReadRequest,
+  ReadResult,
   ServerStatus,
-  ToolDescription,
 } from './contract.js';
 import { ServerConnection } from './connection.js';
 import type { ElicitationHandler } from './handlers.js';
@@ -25,6 +35,8 @@ import {
   validateCallRequest,
   validateDescribeRequest,
   validateListRequest,
+  validatePromptRequest,
+  validateReadRequest,
 } from './validate-request.js';
 
 export interface McpHostOptions {
@@ -50,6 +62,11 @@ export interface McpHostOptions {
   readonly maxMessageBytes?: number;
   /** Largest serialized `arguments` of one call; larger ones reject MCP_INVALID_ARGUMENT unsent. @default 4194304 (4 MiB) */
   readonly maxArgumentBytes?: number;
+  /**
+   * Asked before every call to a tool without `readOnlyHint: true`; refusing rejects the call
+   * with MCP_CALL_REFUSED and nothing is sent. Without it, calls go out unasked.
+   */
+  readonly approveCall?: ApproveCall;
 }
 
 export interface McpHost {
@@ -58,10 +75,14 @@ export interface McpHost {
   list(request?: ListRequest, options?: OperationOptions): Promise<ListResult>;
   describe(request: DescribeRequest, options?: OperationOptions): Promise<DescribeResult>;
   call(request: CallRequest, options?: OperationOptions): Promise<CallResult>;
+  /** `resources/read` of one resource (a template filled in by the caller). */
+  read(request: ReadRequest, options?: OperationOptions): Promise<ReadResult>;
+  /** `prompts/get`: a prompt's messages, filled with `arguments`. */
+  prompt(request: PromptRequest, options?: OperationOptions): Promise<PromptResult>;
   /** The config as read now, for tools that need the server list (typings). */
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
-  /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server and tool; broken servers become warnings. */
-  typings(options?: { readonly signal?: AbortSignal }): Promise<string>;
+  /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server (or one) and tool; broken servers become warnings. */
+  typings(options?: { readonly signal?: AbortSignal; readonly server?: string }): Promise<string>;
   /** Runs `fn` on a pooled connection to `server`. */
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
@@ -72,7 +93,13 @@ const RELEASE_MARGIN_MS = 1000;
 
 /** A server's status with its full tool list: what list summarizes and typings compiles. */
 type Catalog =
-  | { readonly status: 'connected'; readonly transport: 'stdio' | 'http'; readonly tools: Tool[] }
+  | {
+      readonly status: 'connected';
+      readonly transport: 'stdio' | 'http';
+      /** Filtered: what scripts may use. */
+      readonly tools: Tool[];
+      readonly warnings: string[];
+    }
   | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
   | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
 
@@ -98,6 +125,7 @@ class Host implements McpHost {
   readonly #maxMessageBytes: number | undefined;
   readonly #maxArgumentBytes: number;
   readonly #onElicitation: ElicitationHandler | undefined;
+  readonly #approveCall: ApproveCall | undefined;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -119,6 +147,7 @@ class Host implements McpHost {
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
     this.#onElicitation = options.onElicitation;
+    this.#approveCall = options.approveCall;
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -249,8 +278,9 @@ class Host implements McpHost {
     if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
     if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const tools = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
-      return { status: 'connected', transport: slot.config.kind, tools };
+      const all = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
+      const filter = slot.config.toolFilter;
+      return { status: 'connected', transport: slot.config.kind, tools: applyToolFilter(all, filter), warnings: filterWarnings(all, filter) };
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
@@ -266,17 +296,29 @@ class Host implements McpHost {
       status: 'connected',
       transport: catalog.transport,
       tools: catalog.tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
+      ...(catalog.warnings.length > 0 ? { warnings: catalog.warnings } : {}),
     };
   }
 
-  typings(options: { readonly signal?: AbortSignal } = {}): Promise<string> {
-    const { signal } = options;
+  typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
+    const { signal, server } = options;
     return this.#operation(async () => {
       const prepared = await this.#prepare(signal);
+      if (server !== undefined) this.#resolve(prepared, server);
       const inputs = await Promise.all(
-        prepared.loaded.servers.map(async (slot): Promise<TypingsServerInput> => {
+        prepared.loaded.servers.filter((slot) => server === undefined || slot.name === server).map(async (slot): Promise<TypingsServerInput> => {
           const catalog = await this.#catalog(prepared, slot, signal);
-          if (catalog.status === 'connected') return { server: slot.name, tools: catalog.tools };
+          if (catalog.status === 'connected') {
+            // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
+            const prompts =
+              slot.status === 'ok'
+                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal), signal).then(
+                    (listing) => listing.items,
+                    () => [],
+                  )
+                : [];
+            return { server: slot.name, tools: catalog.tools, prompts };
+          }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
         }),
@@ -287,43 +329,41 @@ class Host implements McpHost {
 
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
-    const { server, tool } = validateDescribeRequest(request);
+    const { server, tool, schemas } = validateDescribeRequest(request);
+    const { signal } = options;
     return this.withServer(
       server,
-      async (connection) => {
-        const tools = await connection.listTools(options.signal);
-        if (tool === undefined) {
-          const info = connection.client.getServerVersion();
-          const instructions = connection.client.getInstructions();
-          return {
-            server,
-            ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
-            ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
-            ...(instructions ? { instructions } : {}),
-            tools: tools.map((t) => {
-              const { server: _server, ...rest } = describeTool(server, t);
-              return rest;
-            }),
-          };
-        }
-        const found = tools.find((t) => t.name === tool);
-        if (!found) {
-          const names = tools.map((t) => t.name);
-          throw new BerryError(
-            'MCP_UNKNOWN_TOOL',
-            `Server "${server}" has no tool "${tool}". Its tools: ${names.length > 0 ? names.join(', ') : '(none)'}.`,
-          );
-        }
-        return describeTool(server, found);
-      },
-      options.signal,
+      (connection) =>
+        tool === undefined ? describeServer(connection, signal) : describeToolOf(connection, tool, schemas === true, signal),
+      signal,
     );
   }
 
   async call(request: CallRequest, options: OperationOptions = {}): Promise<CallResult> {
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
-    return this.withServer(server, (connection) => connection.callTool(tool, args, options), options.signal);
+    return this.withServer(
+      server,
+      async (connection) => {
+        // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
+        const found = await findTool(connection, tool, options.signal);
+        await checkApproval(this.#approveCall, server, found, args, options.signal);
+        return usesTask(connection, found)
+          ? callToolAsTask(connection, tool, args, options)
+          : connection.callTool(tool, args, options);
+      },
+      options.signal,
+    );
+  }
+
+  async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
+    const valid = validateReadRequest(request);
+    return this.withServer(valid.server, (connection) => readResource(connection, valid, options.signal), options.signal);
+  }
+
+  async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
+    const valid = validatePromptRequest(request);
+    return this.withServer(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
   }
 
   async close(): Promise<void> {
@@ -334,19 +374,6 @@ class Host implements McpHost {
     await this.machine.close();
   }
 }
-
-function describeTool(server: string, tool: Tool): ToolDescription {
-  return {
-    server,
-    name: tool.name,
-    ...(tool.title ? { title: tool.title } : {}),
-    ...(tool.description ? { description: tool.description } : {}),
-    inputSchema: tool.inputSchema,
-    ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-    ...(tool.annotations ? { annotations: tool.annotations } : {}),
-  };
-}
-
 function byteLimit(name: string, value: number | undefined, max: number): number | undefined {
   if (value === undefined) return undefined;
   if (!Number.isInteger(value) || value < 1 || value > max) {

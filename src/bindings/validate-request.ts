@@ -1,5 +1,5 @@
 import { BerryError } from '../errors.js';
-import type { CallRequest, DescribeRequest, ListRequest } from './contract.js';
+import type { CallRequest, DescribeRequest, ListRequest, PromptRequest, ReadRequest } from './contract.js';
 
 function invalid(operation: string, message: string): BerryError {
   return new BerryError('MCP_INVALID_ARGUMENT', `${operation}: ${message}`);
@@ -53,10 +53,14 @@ export function validateListRequest(value: unknown): ListRequest {
 export function validateDescribeRequest(value: unknown): DescribeRequest {
   const operation = 'mcp_describe';
   const request = requireObject(operation, value, '{ server: "docs", tool: "search" }');
-  checkKeys(operation, request, ['server', 'tool']);
+  checkKeys(operation, request, ['server', 'tool', 'schemas']);
   const server = requiredString(operation, request, 'server');
   const tool = optionalString(operation, request, 'tool');
-  return tool === undefined ? { server } : { server, tool };
+  const schemas = request['schemas'];
+  if (schemas !== undefined && typeof schemas !== 'boolean') {
+    throw invalid(operation, `"schemas" must be true or false, got ${describeType(schemas)}.`);
+  }
+  return { server, ...(tool === undefined ? {} : { tool }), ...(schemas === true ? { schemas } : {}) };
 }
 
 export function validateCallRequest(value: unknown): Required<CallRequest> {
@@ -106,4 +110,24 @@ function unserializableReason(error: unknown): string {
   if (/BigInt/i.test(message)) return 'it contains a BigInt (convert it to a string or number)';
   if (/string length/i.test(message)) return 'it is too large';
   return message.split('\n')[0] ?? 'not serializable';
+}
+
+export function validateReadRequest(value: unknown): Required<ReadRequest> {
+  const operation = 'mcp_read';
+  const request = requireObject(operation, value, '{ server: "docs", uri: "file:///readme.md" }');
+  checkKeys(operation, request, ['server', 'uri']);
+  return { server: requiredString(operation, request, 'server'), uri: requiredString(operation, request, 'uri') };
+}
+
+export function validatePromptRequest(value: unknown): Required<PromptRequest> {
+  const operation = 'mcp_prompt';
+  const request = requireObject(operation, value, '{ server: "docs", name: "summarize", arguments: { topic: "auth" } }');
+  checkKeys(operation, request, ['server', 'name', 'arguments']);
+  const server = requiredString(operation, request, 'server');
+  const name = requiredString(operation, request, 'name');
+  const args = request['arguments'] ?? {};
+  if (typeof args !== 'object' || args === null || Array.isArray(args)) {
+    throw invalid(operation, `"arguments" must be an object of the prompt's string arguments, got ${describeType(args)}.`);
+  }
+  return { server, name, arguments: args as Record<string, string> };
 }

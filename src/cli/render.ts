@@ -45,9 +45,12 @@ function describeText(result: DescribeResult): string {
   if (!isServerDescription(result)) {
     const lines = [`${result.server} / ${result.name}${result.title ? ` (${result.title})` : ''}`];
     if (result.description) lines.push('', result.description);
-    lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));
+    lines.push('', `arguments: ${result.arguments}`);
+    if (result.structuredContent) lines.push(`structuredContent: ${result.structuredContent}`);
+    if (result.annotations) lines.push(`annotations: ${JSON.stringify(result.annotations)}`);
+    if (result.taskSupport) lines.push(`runs as a task (${result.taskSupport})`);
+    if (result.inputSchema) lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));
     if (result.outputSchema) lines.push('', 'Output schema:', JSON.stringify(result.outputSchema, null, 2));
-    if (result.annotations) lines.push('', 'Annotations:', JSON.stringify(result.annotations, null, 2));
     return lines.join('\n');
   }
   const info = result.serverInfo;
@@ -56,13 +59,17 @@ function describeText(result: DescribeResult): string {
       (result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''),
   ];
   if (result.instructions) lines.push('', 'Instructions:', indentLines(result.instructions, '  '));
-  lines.push('', `Tools (${result.tools.length}):`);
-  for (const tool of result.tools) {
-    const props = (tool.inputSchema.properties ?? {}) as Record<string, unknown>;
-    const required = new Set(tool.inputSchema.required ?? []);
-    const params = Object.keys(props).map((p) => (required.has(p) ? p : `${p}?`));
-    lines.push(`  ${tool.name}(${params.join(', ')})`);
-    if (tool.description) lines.push(indentLines(tool.description.trim(), '      '));
+  const sections: [string, Readonly<Record<string, string>>][] = [
+    ['Tools', result.tools],
+    ['Resources', result.resources],
+    ['Resource templates', result.resourceTemplates],
+    ['Prompts', result.prompts],
+  ];
+  for (const [title, entries] of sections) {
+    const names = Object.keys(entries);
+    if (names.length === 0 && title !== 'Tools') continue;
+    lines.push('', `${title} (${names.length}):`);
+    for (const name of names) lines.push(`  ${name}${title === 'Tools' || title === 'Prompts' ? '' : ' '}${entries[name]}`);
   }
   return lines.join('\n');
 }

@@ -12,4 +12,5 @@ export type {
   ResolvedServerConfig,
   ResolvedStdioConfig,
   ServerSlot,
+  ToolFilter,
 } from './types.js';

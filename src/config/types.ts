@@ -36,8 +36,19 @@ export type ServerSlot =
       readonly error: ConfigError | EnvVarMissingError;
     };
 
+/** `enabledTools` (only these) or `disabledTools` (all but these) of an entry. */
+export interface ToolFilter {
+  readonly mode: 'enabled' | 'disabled';
+  readonly names: readonly string[];
+}
+
 export interface ResolvedCommon {
   readonly name: string;
+  /**
+   * Hides tools from list, describe, call and typings. Not part of the fingerprint: the same
+   * server (and connection) serves both filters.
+   */
+  readonly toolFilter?: ToolFilter;
   /** The entry's `timeout` (seconds) in milliseconds. @default 60000 */
   readonly timeoutMs: number;
   /** Initialization deadline: `min(timeoutMs, 30000)`. */

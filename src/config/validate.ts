@@ -5,11 +5,13 @@
 import { ConfigError } from '../errors.js';
 import { indexPath, isJsonObject, jsonTypeName, memberPath } from './json-path.js';
 import type { Problem } from './problems.js';
+import type { ToolFilter } from './types.js';
 
 interface ValidCommon {
   readonly name: string;
   readonly enabled: boolean;
   readonly timeoutMs: number;
+  readonly toolFilter?: ToolFilter;
   /** JSON path of the entry, e.g. `$.mcpServers.docs`. */
   readonly jsonPath: string;
 }
@@ -37,7 +39,7 @@ export type EntryValidation =
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers (HTTP); type, enabled, timeout (both)';
+const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -102,6 +104,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   let headers: readonly (readonly [string, string])[] = [];
   let enabled = true;
   let timeoutS = DEFAULT_TIMEOUT_S;
+  let toolFilter: ToolFilter | undefined;
 
   for (const key of Object.keys(raw)) {
     const value = raw[key];
@@ -164,6 +167,17 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
         if (problem !== undefined) report(path, problem);
         break;
       }
+      case 'enabledTools':
+      case 'disabledTools': {
+        const other = key === 'enabledTools' ? 'disabledTools' : 'enabledTools';
+        if (key === 'disabledTools' && Object.hasOwn(raw, other)) {
+          report(base, 'has both "enabledTools" and "disabledTools"; keep one (enabledTools lists the only tools to keep)');
+          break;
+        }
+        const names = toolNames(value, path, report);
+        if (names) toolFilter = { mode: key === 'enabledTools' ? 'enabled' : 'disabled', names };
+        break;
+      }
       default:
         report(path, `is not a known key. Allowed keys: ${ALLOWED_KEYS}`);
     }
@@ -172,10 +186,9 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   problems.push(...extra);
   if (problems.length > 0 || kind === undefined) return { ok: false, problems };
   const timeoutMs = Math.max(1, Math.round(timeoutS * 1000));
+  const common = { name, enabled, timeoutMs, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
   const entry: ValidEntry =
-    kind === 'stdio'
-      ? { kind, name, enabled, timeoutMs, jsonPath: base, command, args, env, cwd }
-      : { kind, name, enabled, timeoutMs, jsonPath: base, url, headers };
+    kind === 'stdio' ? { kind, ...common, command, args, env, cwd } : { kind, ...common, url, headers };
   return { ok: true, entry };
 }
 
@@ -196,6 +209,30 @@ function typeProblem(value: unknown, kind: 'stdio' | 'http' | undefined): string
     return `is ${JSON.stringify(value)} but the entry has ${has}; make them agree or remove "type"`;
   }
   return undefined;
+}
+
+/** A tool filter's names: an array of distinct non-empty strings (an empty one hides everything). */
+function toolNames(
+  value: unknown,
+  path: string,
+  report: (jsonPath: string, text: string) => void,
+): readonly string[] | undefined {
+  if (!Array.isArray(value)) {
+    report(path, `must be an array of tool names, got ${jsonTypeName(value)}`);
+    return undefined;
+  }
+  let ok = true;
+  const seen = new Set<string>();
+  value.forEach((item: unknown, index) => {
+    if (typeof item !== 'string' || item === '') {
+      report(indexPath(path, index), `must be a tool name (a non-empty string), got ${typeof item === 'string' ? 'an empty string' : jsonTypeName(item)}`);
+      ok = false;
+    } else if (seen.has(item)) {
+      report(indexPath(path, index), `repeats ${JSON.stringify(item)}; list each tool once`);
+      ok = false;
+    } else seen.add(item);
+  });
+  return ok ? Object.freeze([...seen]) : undefined;
 }
 
 /** An object whose values are all strings, as [key, value] pairs in file order. */

@@ -76,19 +76,22 @@ describe('operations against the reference servers', function () {
     });
   });
 
-  it('describes one tool with its full schema and annotations', async () => {
+  it('describes one tool: argument types, annotations, and the raw schemas only when asked', async () => {
     const tool = (await host.describe({ server: 'files', tool: 'read_text_file' })) as ToolDescription;
     assert.equal(tool.name, 'read_text_file');
     assert.equal(tool.server, 'files');
-    assert.equal(tool.inputSchema.type, 'object');
-    assert.ok(tool.inputSchema.properties && 'path' in tool.inputSchema.properties);
+    assert.match(tool.arguments, /^\{ path: string; .*head\?: number/);
+    assert.equal(tool.inputSchema, undefined);
     assert.equal(tool.annotations?.readOnlyHint, true);
+    const raw = (await host.describe({ server: 'files', tool: 'read_text_file', schemas: true })) as ToolDescription;
+    assert.equal(raw.inputSchema?.type, 'object');
+    assert.ok(raw.inputSchema?.properties && 'path' in raw.inputSchema.properties);
   });
 
   it('describes a whole server: catalog plus instructions', async () => {
     const server = (await host.describe({ server: 'paged' })) as ServerDescription;
     assert.equal(server.instructions, 'Use whoami first.');
-    assert.ok(server.tools.length >= 23 + 5);
+    assert.ok(Object.keys(server.tools).length >= 23 + 5);
     assert.ok(server.serverInfo?.name);
     assert.match(server.protocolVersion ?? '', /^\d{4}-\d{2}-\d{2}$/);
   });
@@ -96,7 +99,7 @@ describe('operations against the reference servers', function () {
   it('rejects an unknown tool naming the ones that exist', async () => {
     await assert.rejects(host.describe({ server: 'memory', tool: 'nope' }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL');
-      assert.match(error.message, /has no tool "nope"\. Its tools: .*read_graph/);
+      assert.match(error.message, /has no tool "nope"\. Its tools, closest first: .*read_graph/);
       return true;
     });
   });
@@ -151,9 +154,17 @@ describe('operations against the reference servers', function () {
   });
 
   it('passes a server-side JSON-RPC error through as MCP_PROTOCOL_ERROR', async () => {
-    await assert.rejects(host.call({ server: 'paged', tool: 'no-such-tool' }), (error: unknown) => {
+    await assert.rejects(host.call({ server: 'paged', tool: 'echo', arguments: { text: 42 } }), (error: unknown) => {
       assert.ok(isBerryError(error));
       assert.ok(error.code === 'MCP_PROTOCOL_ERROR', error.message);
+      return true;
+    });
+  });
+
+  it('checks a tool name against the catalog before calling: MCP_UNKNOWN_TOOL, closest names first', async () => {
+    await assert.rejects(host.call({ server: 'files', tool: 'list_dir' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL', String(error));
+      assert.match(error.message, /has no tool "list_dir"\. Its tools, closest first: list_directory, /);
       return true;
     });
   });

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/errors.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, slotOf, stdioOf } from './load-helpers.js';
 
-const ALLOWED = 'Allowed keys: command, args, env, cwd (stdio); url, headers (HTTP); type, enabled, timeout (both)';
+const ALLOWED = 'Allowed keys: command, args, env, cwd (stdio); url, headers (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
 
 describe('config/validate', () => {
   let tree: TempTree;
@@ -185,5 +185,32 @@ describe('config/validate', () => {
     assert.deepEqual(slotOf(loaded, 'h'), { name: 'h', status: 'disabled', transport: 'http' });
     assert.equal(configErrorOf(loaded, 'broken').jsonPath, '$.mcpServers.broken.args[0]');
     assert.equal(slotOf(loaded, 'on').status, 'ok');
+  });
+
+  it('takes enabledTools or disabledTools (not both) as a filter kept out of the fingerprint', async () => {
+    const loaded = await loadWith(tree, {
+      mcpServers: {
+        only: { command: 'x', enabledTools: ['read', 'list'] },
+        but: { url: 'http://h/', disabledTools: ['write'] },
+        plain: { command: 'x' },
+      },
+    });
+    assert.deepEqual(stdioOf(loaded, 'only').toolFilter, { mode: 'enabled', names: ['read', 'list'] });
+    assert.deepEqual(httpOf(loaded, 'but').toolFilter, { mode: 'disabled', names: ['write'] });
+    assert.equal(stdioOf(loaded, 'plain').toolFilter, undefined);
+    // The same server with another filter shares a connection (and a saved catalog).
+    assert.equal(stdioOf(loaded, 'only').fingerprint, stdioOf(loaded, 'plain').fingerprint);
+  });
+
+  it('rejects both filters, a non-array, non-string or repeated names, with precise paths', async () => {
+    const both = await entryError({ command: 'x', enabledTools: ['a'], disabledTools: ['b'] });
+    assert.match(both.message, /\$\.mcpServers\.srv has both "enabledTools" and "disabledTools"; keep one/);
+    const notArray = await entryError({ command: 'x', enabledTools: 'a' });
+    assert.equal(notArray.jsonPath, '$.mcpServers.srv.enabledTools');
+    assert.match(notArray.message, /must be an array of tool names, got string/);
+    const bad = await entryError({ command: 'x', disabledTools: ['a', 3, '', 'a'] });
+    assert.match(bad.message, /disabledTools\[1\] must be a tool name \(a non-empty string\), got number/);
+    assert.match(bad.message, /disabledTools\[2\] must be a tool name \(a non-empty string\), got an empty string/);
+    assert.match(bad.message, /disabledTools\[3\] repeats "a"/);
   });
 });

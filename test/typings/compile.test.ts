@@ -59,7 +59,7 @@ describe('typings: scripts type-checked by tsc', function () {
     const servers = await listReferenceServers();
     try {
       generated = await generateTypings([
-        ...[...servers.tools].map(([server, tools]) => ({ server, tools })),
+        ...[...servers.tools].map(([server, tools]) => ({ server, tools, prompts: servers.prompts.get(server) ?? [] })),
         { server: 'fixture', tools: fixtureTools },
         { server: WEIRD_SERVER_NAME, tools: weirdServerTools },
         { server: 'broken', error: DOWN_SERVER_ERROR },

@@ -3,7 +3,7 @@
  * `BerryMcp.Servers` map so `tools.mcp_call` and `tools.mcp_describe` check server and tool names,
  * arguments and `structuredContent`. A pure function: no I/O, no MCP connection.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError } from '../../errors.js';
 import { compileSchema, OPEN_RECORD, type CompiledSchema } from './compile-schema.js';
 import type { SchemaLimits } from './sanitize-schema.js';
@@ -14,6 +14,8 @@ export interface TypingsServerInput {
   readonly server: string;
   /** The server's tools, as `tools/list` returned them. */
   readonly tools?: readonly Tool[];
+  /** The server's prompts, as `prompts/list` returned them: they type `tools.mcp_prompt`. */
+  readonly prompts?: readonly Prompt[];
   /** Set when the server could not be listed: it is left out, with a warning comment. */
   readonly error?: string;
 }
@@ -62,6 +64,7 @@ export async function generateTypings(servers: readonly TypingsServerInput[], op
   const serverIds = new UniqueNames();
   const seenServers = new Set<string>();
   const map: string[] = [];
+  const promptMap: string[] = [];
   const namespaces: string[] = [];
 
   for (const entry of [...servers].sort((a, b) => compareNames(a?.server, b?.server))) {
@@ -113,6 +116,8 @@ export async function generateTypings(servers: readonly TypingsServerInput[], op
       );
     }
     map.push(`    ${stringLiteral(name)}: {\n${entries.join('')}    };\n`);
+    const prompts = promptEntries(entry.prompts);
+    if (prompts !== '') promptMap.push(`    ${stringLiteral(name)}: {\n${prompts}    };\n`);
   }
 
   if (map.length === 0) warnings.push('no server could be typed: scripts accept any server and tool name');
@@ -120,9 +125,29 @@ export async function generateTypings(servers: readonly TypingsServerInput[], op
   return (
     HEADER +
     (warningLines === '' ? '' : `//\n${warningLines}`) +
-    `\ndeclare namespace BerryMcp {\n  interface Servers {\n${map.join('')}  }\n}\n` +
+    `\ndeclare namespace BerryMcp {\n  interface Servers {\n${map.join('')}  }\n` +
+    (promptMap.length === 0 ? '' : `  interface Prompts {\n${promptMap.join('')}  }\n`) +
+    `}\n` +
     namespaces.map((block) => `\n${block}`).join('')
   );
+}
+
+/** One `"name": { arg: string; opt?: string }` line per prompt (prompt arguments are strings). */
+function promptEntries(prompts: readonly Prompt[] | undefined): string {
+  if (!Array.isArray(prompts)) return '';
+  const seen = new Set<string>();
+  let out = '';
+  for (const prompt of [...prompts].sort((a, b) => compareNames(a?.name, b?.name))) {
+    if (typeof prompt?.name !== 'string' || seen.has(prompt.name)) continue;
+    seen.add(prompt.name);
+    const declared: NonNullable<Prompt['arguments']> = Array.isArray(prompt.arguments) ? prompt.arguments : [];
+    const args = declared
+      .filter((a) => typeof a?.name === 'string')
+      .map((a) => `${stringLiteral(a.name)}${a.required === true ? '' : '?'}: string | number | boolean`);
+    const doc = typeof prompt.description === 'string' ? docComment(prompt.description.trim(), '      ') : '';
+    out += `${doc}      ${stringLiteral(prompt.name)}: { ${args.join('; ')}${args.length > 0 ? ' ' : ''}};\n`;
+  }
+  return out;
 }
 
 function namespaceBlock(path: string, code: string): string {

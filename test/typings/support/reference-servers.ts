@@ -4,12 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, filesystemPath, memoryPath } from '../../fixtures/servers.js';
 
 export interface ReferenceServers {
   /** Tool lists by the server names of examples/mcp.json: everything, files, memory. */
   readonly tools: ReadonlyMap<string, Tool[]>;
+  /** Prompt lists of the servers that publish prompts (everything). */
+  readonly prompts: ReadonlyMap<string, Prompt[]>;
   close(): Promise<void>;
 }
 
@@ -45,10 +47,15 @@ export async function listReferenceServers(): Promise<ReferenceServers> {
           tools.push(...page.tools);
           cursor = page.nextCursor;
         } while (cursor !== undefined);
-        return [name, tools] as const;
+        const prompts = client.getServerCapabilities()?.prompts ? (await client.listPrompts()).prompts : [];
+        return [name, tools, prompts] as const;
       }),
     );
-    return { tools: new Map(lists), close };
+    return {
+      tools: new Map(lists.map(([name, tools]) => [name, tools])),
+      prompts: new Map(lists.filter(([, , prompts]) => prompts.length > 0).map(([name, , prompts]) => [name, prompts])),
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

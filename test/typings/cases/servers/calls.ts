@@ -43,8 +43,15 @@ await tools.mcp_call(request);
 
 // Describe and list take the same names.
 const described = await tools.mcp_describe({ server: 'everything', tool: 'get-sum' });
-text(described.inputSchema.properties);
+text(described.arguments);
 const catalog = await tools.mcp_describe({ server: 'files' });
-text(catalog.tools.map((tool) => tool.name));
+text(Object.keys(catalog.tools));
 await tools.mcp_list({ server: 'memory' });
 await tools.mcp_list({});
+
+// Prompts and resources.
+const prompt = await tools.mcp_prompt({ server: 'everything', name: 'args-prompt', arguments: { city: 'Paris' } });
+text(prompt.messages.length);
+await tools.mcp_prompt({ server: 'everything', name: 'simple-prompt' });
+const doc = await tools.mcp_read({ server: 'everything', uri: 'demo://resource/static/document/features.md' });
+text(doc.contents.length);

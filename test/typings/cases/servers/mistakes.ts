@@ -90,3 +90,9 @@ await tools.mcp_list({ server: 'nope' });
 const loose = { server: 'everything', tool: 'echo', arguments: { message: 'x' } };
 // @expect TS2345 "string"
 await tools.mcp_call(loose);
+
+// Prompts are typed too: names and required arguments.
+// @expect TS2322 "no-such-prompt" "args-prompt"
+await tools.mcp_prompt({ server: 'everything', name: 'no-such-prompt' });
+// @expect TS2741 "city"
+await tools.mcp_prompt({ server: 'everything', name: 'args-prompt', arguments: { state: 'CA' } });

@@ -38,15 +38,23 @@ const token: string | number | undefined = result._meta?.progressToken;
 text({ structured, token });
 
 const tool = await tools.mcp_describe({ server: 'docs', tool: 'search' });
-const schema: BerryMcp.ObjectSchema = tool.inputSchema;
-text(schema.required ?? []);
+const args: string = tool.arguments;
+text(args);
 text(tool.annotations?.readOnlyHint);
+const raw = await tools.mcp_describe({ server: 'docs', tool: 'search', schemas: true });
+const schema: BerryMcp.ObjectSchema | undefined = raw.inputSchema;
+text(schema?.required ?? []);
 const catalog = await tools.mcp_describe({ server: 'docs' });
-text(catalog.tools.map((t) => t.name));
+text(Object.keys(catalog.tools));
+text(Object.entries(catalog.resources).map(([uri, line]) => `${uri} ${line}`));
+const doc = await tools.mcp_read({ server: 'docs', uri: 'docs://readme' });
+for (const c of doc.contents) text('text' in c ? c.text : c.blob.length);
+const prompt = await tools.mcp_prompt({ server: 'docs', name: 'summarize', arguments: { topic: 'auth', depth: 2 } });
+for (const m of prompt.messages) text(`${m.role}: ${m.content.type}`);
 text(catalog.instructions ?? 'no instructions');
 const request: BerryMcp.DescribeRequest = { server: 'docs' };
 const either: BerryMcp.DescribeResult = await tools.mcp_describe(request);
-text('tools' in either ? either.tools.length : either.name);
+text('tools' in either ? Object.keys(either.tools).length : either.name);
 const callRequest: BerryMcp.CallRequest = { server: 'docs', tool: 'search', arguments: {} };
 await tools.mcp_call(callRequest);
 

@@ -1,0 +1,40 @@
+/**
+ * `mcp_describe` on one connection: a tool's description, or the server's whole catalog (tools as
+ * call signatures, resources, resource templates, prompts), filtered tools left out.
+ */
+import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
+import type { ServerConnection } from './connection.js';
+import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
+import { findTool, visibleTools } from './tool-lookup.js';
+
+export async function describeToolOf(
+  connection: ServerConnection,
+  tool: string,
+  withSchemas: boolean,
+  signal: AbortSignal | undefined,
+): Promise<ToolDescription> {
+  return describeTool(connection.config.name, await findTool(connection, tool, signal), withSchemas);
+}
+
+export async function describeServer(connection: ServerConnection, signal: AbortSignal | undefined): Promise<DescribeResult> {
+  const { catalog } = connection;
+  const [tools, resources, templates, prompts] = await Promise.all([
+    visibleTools(connection, signal),
+    catalog.list('resources', signal),
+    catalog.list('resourceTemplates', signal),
+    catalog.list('prompts', signal),
+  ]);
+  const info = connection.client.getServerVersion();
+  const instructions = connection.client.getInstructions();
+  const description: ServerDescription = {
+    server: connection.config.name,
+    ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
+    ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
+    ...(instructions ? { instructions } : {}),
+    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool)] as const))),
+    resources: Object.fromEntries(resources.items.map((r) => [r.uri, resourceLine(r)])),
+    resourceTemplates: Object.fromEntries(templates.items.map((t) => [t.uriTemplate, resourceLine(t)])),
+    prompts: Object.fromEntries(prompts.items.map((p) => [p.name, promptLine(p)])),
+  };
+  return description;
+}

@@ -1,0 +1,140 @@
+/**
+ * One connection's live catalog: tools, prompts, resources and resource templates, each listed to
+ * the end on first use and cached until the server says the list changed.
+ */
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { BerryError, CancelledError } from '../errors.js';
+import { onAbort } from './abort-listeners.js';
+import { listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+interface Item {
+  readonly tools: Tool;
+  readonly prompts: Prompt;
+  readonly resources: Resource;
+  readonly resourceTemplates: ResourceTemplate;
+}
+
+/** The capability a server must declare for each list. */
+const CAPABILITY: Record<ListKind, 'tools' | 'prompts' | 'resources'> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
+
+/** What the catalog needs from its connection: the client, and a request wrapper that maps errors. */
+export interface CatalogHost {
+  readonly client: Client;
+  /** Runs one request with the entry's timeout; failures become typed errors. */
+  send<T>(operation: string, run: (options: { timeout: number }) => Promise<T>): Promise<T>;
+}
+
+interface Entry<T> {
+  readonly promise: Promise<Listing<T>>;
+  /** When the listing settled (ms since epoch), for "may be stale" checks. */
+  settledAt: number | undefined;
+}
+
+export class ServerCatalog {
+  readonly #host: CatalogHost;
+  readonly #entries = new Map<ListKind, Entry<unknown>>();
+
+  constructor(host: CatalogHost) {
+    this.#host = host;
+  }
+
+  /** True when the server declared the capability the list needs (tools are assumed). */
+  supports(kind: ListKind): boolean {
+    const capabilities = this.#host.client.getServerCapabilities();
+    if (kind === 'tools') return true;
+    return capabilities?.[CAPABILITY[kind]] !== undefined;
+  }
+
+  /** Forgets a list: the next use fetches it again (list_changed, or a suspected stale cache). */
+  invalidate(kind: ListKind): void {
+    this.#entries.delete(kind);
+    if (kind === 'resources') this.#entries.delete('resourceTemplates');
+  }
+
+  /** How old the cached list is, or undefined when none is cached yet. */
+  ageMs(kind: ListKind): number | undefined {
+    const settled = this.#entries.get(kind)?.settledAt;
+    return settled === undefined ? undefined : Date.now() - settled;
+  }
+
+  list<K extends ListKind>(kind: K, signal?: AbortSignal): Promise<Listing<Item[K]>> {
+    let entry = this.#entries.get(kind) as Entry<Item[K]> | undefined;
+    if (!entry) {
+      // Shared work runs under no caller's signal (the entry's timeout bounds each page); each
+      // caller's abort ends only its own wait.
+      const promise = this.#supportsOrEmpty(kind);
+      const created: Entry<Item[K]> = { promise, settledAt: undefined };
+      entry = created;
+      this.#entries.set(kind, created as Entry<unknown>);
+      promise.then(
+        () => (created.settledAt = Date.now()),
+        () => {
+          if (this.#entries.get(kind) === (created as Entry<unknown>)) this.#entries.delete(kind);
+        },
+      );
+    }
+    return waitFor(entry.promise, signal);
+  }
+
+  async #supportsOrEmpty<K extends ListKind>(kind: K): Promise<Listing<Item[K]>> {
+    if (!this.supports(kind)) return { items: [], truncated: false };
+    return listAllPages(
+      (cursor) => this.#page(kind, cursor) as Promise<Page<Item[K]>>,
+      (item) => ('uriTemplate' in item ? item.uriTemplate : 'uri' in item ? item.uri : item.name) as string,
+    );
+  }
+
+  async #page(kind: ListKind, cursor: string | undefined): Promise<Page<unknown>> {
+    const params = cursor === undefined ? {} : { cursor };
+    const client = this.#host.client;
+    switch (kind) {
+      case 'tools': {
+        const r = await this.#host.send('tools/list', (o) => client.listTools(params, o));
+        return { items: r.tools, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'prompts': {
+        const r = await this.#host.send('prompts/list', (o) => client.listPrompts(params, o));
+        return { items: r.prompts, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'resources': {
+        const r = await this.#host.send('resources/list', (o) => client.listResources(params, o));
+        return { items: r.resources, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'resourceTemplates': {
+        const r = await this.#host.send('resources/templates/list', (o) => client.listResourceTemplates(params, o));
+        return { items: r.resourceTemplates, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+    }
+  }
+}
+
+/** Waits for shared work, giving up (for this caller only) when `signal` aborts. */
+function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const forget = onAbort(signal, () => reject(abortReason(signal)));
+    promise.then(
+      (value) => {
+        forget();
+        resolve(value);
+      },
+      (error: unknown) => {
+        forget();
+        reject(error);
+      },
+    );
+  });
+}
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason instanceof BerryError ? signal.reason : new CancelledError('Listing was cancelled.');
+}
