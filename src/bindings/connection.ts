@@ -20,6 +20,7 @@ import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
 import type { LogSink } from './log.js';
 import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+import { SharedWork } from './shared-work.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** A server that pages tools/list forever must not hang discovery. */
@@ -54,7 +55,7 @@ export class ServerConnection {
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   #transportEnded = false;
   #closing: Promise<void> | undefined;
-  #tools: Promise<Tool[]> | undefined;
+  #tools: SharedWork<Tool[]> | undefined;
 
   private constructor(
     config: ResolvedServerConfig,
@@ -147,16 +148,20 @@ export class ServerConnection {
     return this.#transport instanceof MachineStdioTransport ? this.#transport.pid : undefined;
   }
 
-  /** The whole tool catalog, following tools/list cursors; cached until tools/list_changed. */
+  /**
+   * The whole tool catalog, following tools/list cursors; cached until tools/list_changed. One
+   * fetch serves every concurrent caller: `signal` ends only this caller's wait.
+   */
   listTools(signal?: AbortSignal): Promise<Tool[]> {
-    const cached = this.#tools;
-    if (cached) return cached;
-    const fresh = this.#fetchTools(signal);
-    this.#tools = fresh;
-    fresh.catch(() => {
-      if (this.#tools === fresh) this.#tools = undefined;
-    });
-    return fresh;
+    let work = this.#tools;
+    if (!work || work.abandoned) {
+      const fresh = new SharedWork((own) => this.#fetchTools(own));
+      this.#tools = work = fresh;
+      fresh.promise.catch(() => {
+        if (this.#tools === fresh) this.#tools = undefined;
+      });
+    }
+    return work.join(signal, `tools/list on server "${this.config.name}"`);
   }
 
   async #fetchTools(signal?: AbortSignal): Promise<Tool[]> {
@@ -271,7 +276,9 @@ export class ServerConnection {
     if (!(this.#transport instanceof MachineStdioTransport)) return '';
     const exit = this.#transport.exit;
     const parts: string[] = [];
-    if (this.#transport.failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    const failure = this.#transport.failure;
+    if (failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    else if (failure?.kind === 'read-failed') parts.push(`its output could not be read (${failure.message}); the server was stopped`);
     else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
     else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
     const tail = this.#transport.stderrTail;

@@ -1,6 +1,6 @@
 import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
+import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
 import type {
   CallRequest,
@@ -119,11 +119,21 @@ class Host implements McpHost {
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
   }
 
-  /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
-  async #operation<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Wraps one operation so the machine's connection (SSH) is released once nothing runs on it.
+   * Whatever an aborted operation fails with (a DOMException, the caller's reason), the caller
+   * sees MCP_CANCELLED.
+   */
+  async #operation<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    throwIfCancelled(signal);
     this.#active++;
     try {
       return await fn();
+    } catch (error) {
+      if (signal?.aborted && !(isBerryError(error) && error.code === 'MCP_CANCELLED')) {
+        throw new CancelledError('The operation was cancelled.', { cause: error });
+      }
+      throw error;
     } finally {
       this.#lastActive = Date.now();
       if (--this.#active === 0 && !this.#releaseTimer) this.#armRelease(this.#idleTimeoutMs + RELEASE_MARGIN_MS);
@@ -146,7 +156,7 @@ class Host implements McpHost {
   }
 
   readConfig(signal?: AbortSignal): Promise<LoadedConfig> {
-    return this.#operation(async () => (await this.#prepare(signal)).loaded);
+    return this.#operation(signal, async () => (await this.#prepare(signal)).loaded);
   }
 
   async #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
@@ -184,15 +194,17 @@ class Host implements McpHost {
     return this.#pool.use(
       this.#key(prepared.lifetime, config),
       prepared.scope,
-      () =>
+      (connectSignal) =>
         ServerConnection.open({
           machine: this.machine,
           config,
           log: this.#log,
           ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
-          ...(signal ? { signal } : {}),
+          signal: connectSignal,
         }),
       fn,
+      signal,
+      `Connecting to server "${config.name}"`,
     );
   }
 
@@ -219,15 +231,16 @@ class Host implements McpHost {
   }
 
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return this.#operation(async () => {
+    return this.#operation(signal, async () => {
       const prepared = await this.#prepare(signal);
       return this.#use(prepared, this.#resolve(prepared, server), fn, signal);
     });
   }
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
+    throwIfCancelled(options.signal);
     const { server } = validateListRequest(request);
-    return this.#operation(() => this.#list(server, options.signal));
+    return this.#operation(options.signal, () => this.#list(server, options.signal));
   }
 
   async #list(server: string | undefined, signal: AbortSignal | undefined): Promise<ListResult> {
@@ -267,7 +280,7 @@ class Host implements McpHost {
 
   typings(options: { readonly signal?: AbortSignal } = {}): Promise<string> {
     const { signal } = options;
-    return this.#operation(async () => {
+    return this.#operation(signal, async () => {
       const prepared = await this.#prepare(signal);
       const inputs = await Promise.all(
         prepared.loaded.servers.map(async (slot): Promise<TypingsServerInput> => {
@@ -283,6 +296,7 @@ class Host implements McpHost {
 
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
+    throwIfCancelled(options.signal);
     const { server, tool } = validateDescribeRequest(request);
     return this.withServer(
       server,
@@ -317,6 +331,7 @@ class Host implements McpHost {
   }
 
   async call(request: CallRequest, options: OperationOptions = {}): Promise<CallResult> {
+    throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
     return this.withServer(server, (connection) => connection.callTool(tool, args, options), options.signal);
@@ -349,4 +364,9 @@ function byteLimit(name: string, value: number | undefined, max: number): number
     throw new TypeError(`${name} must be a whole number of bytes from 1 to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+/** A signal aborted before the operation started: MCP_CANCELLED, never the signal's own reason. */
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError('The operation was cancelled before it started.');
 }

@@ -13,7 +13,8 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Why the transport gave up on a process that may still be running. */
 export type StdioTransportFailure =
   | { readonly kind: 'message-too-large'; readonly bytes: number; readonly limitBytes: number }
-  | { readonly kind: 'stdout-closed' };
+  | { readonly kind: 'stdout-closed' }
+  | { readonly kind: 'read-failed'; readonly message: string };
 
 /** After stdout ends, how long the process may take to exit before that counts as a lost transport. */
 const STDOUT_END_GRACE_MS = 100;
@@ -116,8 +117,12 @@ export class MachineStdioTransport implements Transport {
       try {
         this.#lines.push(chunk, onLine);
       } catch (error) {
-        if (!(error instanceof LineTooLongError)) throw error;
-        this.#fail({ kind: 'message-too-large', bytes: error.bytes, limitBytes: error.limitBytes });
+        // Never out of the handler: an uncaught throw here would take the whole host down.
+        if (error instanceof LineTooLongError) {
+          this.#fail({ kind: 'message-too-large', bytes: error.bytes, limitBytes: error.limitBytes });
+        } else {
+          this.#fail({ kind: 'read-failed', message: (error as Error)?.message ?? String(error) });
+        }
       }
     });
     // End of stdout is the end of the transport, whether or not the process lives on.
