@@ -19,7 +19,7 @@ import {
 import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
 import type { LogSink } from './log.js';
-import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+import { describeFailure, isSessionExpired, mapSdkError } from './map-error.js';
 import { SharedWork } from './shared-work.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
@@ -278,6 +278,7 @@ export class ServerConnection {
     const parts: string[] = [];
     const failure = this.#transport.failure;
     if (failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    else if (failure?.kind === 'stdin-closed') parts.push('the server stopped reading its stdin while still running (it was stopped)');
     else if (failure?.kind === 'read-failed') parts.push(`its output could not be read (${failure.message}); the server was stopped`);
     else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
     else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
@@ -297,8 +298,8 @@ export class ServerConnection {
     const tooLarge = this.#tooLarge('initialize');
     if (tooLarge) {
       reason = tooLarge.message;
-    } else if (stdio?.failure?.kind === 'stdout-closed') {
-      reason = 'the server closed its stdout during initialization (it was stopped)';
+    } else if (stdio?.failure?.kind === 'stdout-closed' || stdio?.failure?.kind === 'stdin-closed') {
+      reason = `the server closed its ${stdio.failure.kind === 'stdout-closed' ? 'stdout' : 'stdin'} during initialization (it was stopped)`;
     } else if (timedOut) {
       reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
     } else if (exit?.error) {
@@ -314,7 +315,7 @@ export class ServerConnection {
     } else if (exit?.signal !== undefined) {
       reason = `the server was killed by ${exit.signal} during initialization`;
     } else {
-      reason = this.redact(describeCause(error));
+      reason = this.redact(describeFailure(error));
     }
     return new ServerStartError(
       `Server "${config.name}" failed to start (${config.display}): ${reason}` +

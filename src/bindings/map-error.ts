@@ -129,6 +129,12 @@ function isDeadTransport(error: unknown): boolean {
   return false;
 }
 
+/** One line for any failure: a schema violation as its issues, anything else with its causes. */
+export function describeFailure(error: unknown): string {
+  const issues = zodIssues(error);
+  return issues === undefined ? oneLine(describeCause(error)) : `malformed answer: ${issues}`;
+}
+
 /** Flattens an error and its causes into one line (undici hides the useful part in `cause`). */
 export function describeCause(error: unknown): string {
   const parts: string[] = [];

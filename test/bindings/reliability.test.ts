@@ -154,6 +154,17 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.notEqual(await pid(host, 'stubborn'), before);
   });
 
+  it('a server that stops reading its stdin while running is a dead transport: the next call fails at once and the one after reconnects', async () => {
+    const before = await pid(host, 'stubborn');
+    assert.equal(textOf(await host.call({ server: 'stubborn', tool: 'close_stdin', arguments: {} })), 'stdin closed');
+    const started = Date.now();
+    const error = await rejection(host.call({ server: 'stubborn', tool: 'echo', arguments: { text: 'lost' } }), 'MCP_TRANSPORT_CLOSED');
+    assert.match(error.message, /stopped reading its stdin/);
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    await waitFor(() => !processAlive(before), 5000, 'the server to be stopped');
+    assert.notEqual(await pid(host, 'stubborn'), before);
+  });
+
   it('rejects byte limits it cannot honour', () => {
     assert.throws(() => createMcpHost({ cwd: tmp.dir, maxMessageBytes: 0 }), /maxMessageBytes/);
     assert.throws(() => createMcpHost({ cwd: tmp.dir, maxMessageBytes: 2 ** 30 }), /maxMessageBytes/);
