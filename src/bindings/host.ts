@@ -114,7 +114,7 @@ class Host implements McpHost {
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
-    this.#log = options.onLog ?? noLog;
+    this.#log = options.onLog ? safeSink(options.onLog) : noLog;
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
   }
@@ -369,4 +369,15 @@ function byteLimit(name: string, value: number | undefined, max: number): number
 /** A signal aborted before the operation started: MCP_CANCELLED, never the signal's own reason. */
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError('The operation was cancelled before it started.');
+}
+
+/** The caller's log sink, made unable to throw into the transports' event handlers. */
+function safeSink(sink: LogSink): LogSink {
+  return (event) => {
+    try {
+      sink(event);
+    } catch {
+      // A failing log sink loses that event, nothing else.
+    }
+  };
 }

@@ -112,7 +112,12 @@ export class MachineStdioTransport implements Transport {
     const decoder = new StringDecoder('utf8');
     child.stderr.on('data', (chunk: Buffer) => {
       this.#stderrTail.push(chunk);
-      if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
+      try {
+        if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
+      } catch (error) {
+        // A throwing log sink loses its line, never the host.
+        this.#report(error as Error);
+      }
     });
     const onLine = (line: string): void => this.#deliver(line);
     child.stdout.on('data', (chunk: Buffer) => {
@@ -154,7 +159,11 @@ export class MachineStdioTransport implements Transport {
   #flushStderr(): void {
     const rest = this.#partialLine;
     this.#partialLine = '';
-    if (rest) this.#options.onStderr?.(rest);
+    try {
+      if (rest) this.#options.onStderr?.(rest);
+    } catch (error) {
+      this.#report(error as Error);
+    }
   }
 
   // Runs inside the stdout 'data' handler: nothing may escape it.

@@ -33,7 +33,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     tmp = tempDir();
     writeConfig(tmp.dir, {
       ok: faultEntry(),
-      quick: faultEntry([], { timeout: 1 }),
+      quick: faultEntry([], { timeout: 4 }),
       // Outlives stdin EOF, EPIPE and SIGTERM: only SIGKILL of its group ends it.
       stubborn: faultEntry(['--ignore-stdin-eof', '--ignore-sigterm']),
     });
@@ -70,6 +70,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   it('16 MB on stdout without a newline: over the cap it is MCP_MESSAGE_TOO_LARGE; under it the host lives and the call times out', async () => {
     await rejection(capped.call({ server: 'ok', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_MESSAGE_TOO_LARGE');
     assert.ok((await pid(capped, 'ok')) > 0);
+    assert.ok((await pid(host, 'quick')) > 0);
     await rejection(host.call({ server: 'quick', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_TIMEOUT');
   });
 
@@ -163,6 +164,24 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     await waitFor(() => !processAlive(before), 5000, 'the server to be stopped');
     assert.notEqual(await pid(host, 'stubborn'), before);
+  });
+
+  it('an onLog that throws loses its events, never the host or the call', async () => {
+    const throwing = createMcpHost({
+      cwd: tmp.dir,
+      configPath: 'mcp.json',
+      onLog: () => {
+        throw new Error('log sink failed');
+      },
+    });
+    try {
+      const result = await throwing.call({ server: 'ok', tool: 'stderr_flood', arguments: { bytes: 100_000 } });
+      assert.equal(textOf(result), 'flooded 100000');
+      await rejection(throwing.call({ server: 'ok', tool: 'crash', arguments: {} }), 'MCP_TRANSPORT_CLOSED');
+      assert.equal(textOf(await throwing.call({ server: 'ok', tool: 'echo', arguments: { text: 'alive' } })), 'alive');
+    } finally {
+      await throwing.close();
+    }
   });
 
   it('rejects byte limits it cannot honour', () => {
