@@ -68,7 +68,7 @@ export class ConnectionPool {
     signal?: AbortSignal,
     what = 'Connecting to the server',
   ): Promise<T> {
-    if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
+    if (this.#closed) throw closedError();
     let entry = this.#entries.get(key);
     if (entry?.connection?.dead || entry?.connect.abandoned) {
       this.#retire(entry);
@@ -78,7 +78,17 @@ export class ConnectionPool {
     entry.scopes.add(scope);
     entry.inFlight++;
     try {
-      return await fn(entry.connection ?? (await entry.connect.join(signal, what)));
+      let connection = entry.connection;
+      if (!connection) {
+        try {
+          connection = await entry.connect.join(signal, what);
+        } catch (error) {
+          // The connect was abandoned because the pool closed, not because anyone gave up on it.
+          if (this.#closed && !signal?.aborted) throw closedError();
+          throw error;
+        }
+      }
+      return await fn(connection);
     } finally {
       entry.inFlight--;
       this.#settle(entry);
@@ -189,4 +199,8 @@ export class ConnectionPool {
       ...this.#closing,
     ]);
   }
+}
+
+function closedError(): BerryError {
+  return new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
 }

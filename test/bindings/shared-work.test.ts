@@ -138,7 +138,8 @@ describe('shared work has no single owner', function () {
     const elapsed = Date.now() - started;
     // The kill sequence: stdin end, 150 ms, SIGTERM (ignored), 1 s, SIGKILL.
     assert.ok(elapsed < 3000, `close took ${elapsed} ms`);
-    assert.ok(isBerryError(await pending));
+    const error = await pending;
+    assert.ok(isBerryError(error) && error.code === 'MCP_HOST_CLOSED', String(error));
     await waitFor(() => childPidsOf(process.pid).filter(processAlive).length === 0, 3000, 'no children');
   });
 });
