@@ -60,7 +60,8 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
         { cause: error },
       );
     }
-    if (error.code === ErrorCode.RequestTimeout) {
+    // The SDK's own timeout carries `data.timeout`; a server may answer -32001 for reasons of its own.
+    if (error.code === ErrorCode.RequestTimeout && typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number') {
       return new CallTimeoutError(
         `${where} did not answer within ${context.timeoutMs / 1000} s (no progress either). ` +
           'Raise "timeout" for this server in mcp.json if the tool is slow.',

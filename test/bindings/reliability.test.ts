@@ -108,6 +108,14 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.equal(await pid(host, 'ok'), before);
   });
 
+  it('a JSON-RPC error -32001 from the server is its answer, not our timeout', async () => {
+    const error = await rejection(
+      host.call({ server: 'ok', tool: 'rpc_error', arguments: { code: -32001, message: 'upstream timed out' } }),
+      'MCP_PROTOCOL_ERROR',
+    );
+    assert.match(error.message, /returned error -32001: upstream timed out$/);
+  });
+
   it('names a JSON-RPC error code once, not "error -32077: MCP error -32077: …"', async () => {
     const error = await rejection(
       host.call({ server: 'ok', tool: 'rpc_error', arguments: { code: -32077, message: 'quota exhausted' } }),
