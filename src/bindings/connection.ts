@@ -93,6 +93,8 @@ export class ServerConnection {
     };
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
+      // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
+      else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       connection.#tools = undefined;

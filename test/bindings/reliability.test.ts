@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
 import { isBerryError, type BerryError } from '../../src/errors.js';
 import { processAlive, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
@@ -26,6 +26,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   let tmp: ReturnType<typeof tempDir>;
   let host: McpHost;
   let capped: McpHost;
+  const events: LogEvent[] = [];
   const pid = async (h: McpHost, server: string): Promise<number> =>
     whoami(await h.call({ server, tool: 'whoami', arguments: {} })).pid;
 
@@ -37,7 +38,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
       // Outlives stdin EOF, EPIPE and SIGTERM: only SIGKILL of its group ends it.
       stubborn: faultEntry(['--ignore-stdin-eof', '--ignore-sigterm']),
     });
-    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
+    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
     capped = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', maxMessageBytes: MiB, maxArgumentBytes: 1000 });
   });
 
@@ -87,7 +88,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.equal(await pid(host, 'ok'), before);
   });
 
-  it('a response that is not even a JSON-RPC message fails its call at once, not at the timeout', async () => {
+  it('a response that is not even a JSON-RPC message fails its call at once, not at the timeout, and is logged', async () => {
     const before = await pid(host, 'ok');
     const started = Date.now();
     await rejection(
@@ -96,6 +97,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     );
     assert.ok(Date.now() - started < 5000);
     assert.equal(await pid(host, 'ok'), before);
+    assert.ok(events.some((e) => e.server === 'ok' && e.kind === 'error' && /invalid message on stdout/.test(e.message)));
   });
 
   it('a JSON-RPC error -32000 from the server is its answer, not a dead transport', async () => {
