@@ -34,6 +34,8 @@ const SECTIONS: readonly Section[] = [
   { id: '8', title: '8 peers', load: async () => (await import('./peers.js')).default, failure: 'unavailable', timeoutMs: 480_000 },
   { id: '9', title: '9 memory', load: async () => (await import('./memory.js')).default, failure: 'error', timeoutMs: 60_000 },
   { id: '10', title: '10 serve', load: async () => (await import('./serve.js')).default, failure: 'error', timeoutMs: 120_000 },
+  { id: '11', title: '11 large results', load: async () => (await import('./large-results.js')).default, failure: 'error', timeoutMs: 180_000 },
+  { id: '12', title: '12 soak', load: async () => (await import('./soak.js')).default, failure: 'error', timeoutMs: 600_000 },
 ];
 
 interface SectionReport {
@@ -115,6 +117,7 @@ function formatNumber(v: number | undefined, unit: Row['unit']): string {
   if (unit === 'x') return `${v.toFixed(2)}×`;
   if (unit === '%') return `${v.toFixed(1)} %`;
   if (unit === 'MB') return `${v.toFixed(1)} MB`;
+  if (unit === 'count') return String(v);
   const abs = Math.abs(v);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
   return `${unit === 'ms (diff)' && v >= 0 ? '+' : ''}${v.toFixed(digits)} ms`;

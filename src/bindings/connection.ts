@@ -24,7 +24,7 @@ import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
-import { describeCause, mapSdkError } from './map-error.js';
+import { describeFailure, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 import { ServerCatalog } from './server-catalog.js';
 
@@ -103,6 +103,8 @@ export class ServerConnection {
     };
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
+      // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
+      else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
     };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.catalog.invalidate('tools'));
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => connection.catalog.invalidate('prompts'));
@@ -264,7 +266,10 @@ export class ServerConnection {
     if (!(this.#transport instanceof MachineStdioTransport)) return '';
     const exit = this.#transport.exit;
     const parts: string[] = [];
-    if (this.#transport.failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    const failure = this.#transport.failure;
+    if (failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
+    else if (failure?.kind === 'stdin-closed') parts.push('the server stopped reading its stdin while still running (it was stopped)');
+    else if (failure?.kind === 'read-failed') parts.push(`its output could not be read (${failure.message}); the server was stopped`);
     else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
     else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
     const tail = this.#transport.stderrTail;
@@ -284,8 +289,8 @@ export class ServerConnection {
     const tooLarge = this.#tooLarge('initialize');
     if (tooLarge) {
       reason = tooLarge.message;
-    } else if (stdio?.failure?.kind === 'stdout-closed') {
-      reason = 'the server closed its stdout during initialization (it was stopped)';
+    } else if (stdio?.failure?.kind === 'stdout-closed' || stdio?.failure?.kind === 'stdin-closed') {
+      reason = `the server closed its ${stdio.failure.kind === 'stdout-closed' ? 'stdout' : 'stdin'} during initialization (it was stopped)`;
     } else if (timedOut) {
       reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
     } else if (exit?.error) {
@@ -301,7 +306,7 @@ export class ServerConnection {
     } else if (exit?.signal !== undefined) {
       reason = `the server was killed by ${exit.signal} during initialization`;
     } else {
-      reason = describeHttpFailure(error, this.redact) ?? this.redact(describeCause(error));
+      reason = describeHttpFailure(error, this.redact) ?? this.redact(describeFailure(error));
     }
     return new ServerStartError(
       `Server "${config.name}" failed to start (${config.display}): ${reason}` +

@@ -1,6 +1,6 @@
 import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
+import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
 import { checkApproval, type ApproveCall } from './approval.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
@@ -143,18 +143,28 @@ class Host implements McpHost {
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
-    this.#log = options.onLog ?? noLog;
+    this.#log = options.onLog ? safeSink(options.onLog) : noLog;
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
     this.#onElicitation = options.onElicitation;
     this.#approveCall = options.approveCall;
   }
 
-  /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
-  async #operation<T>(fn: () => Promise<T>): Promise<T> {
+  /**
+   * Wraps one operation so the machine's connection (SSH) is released once nothing runs on it.
+   * Whatever an aborted operation fails with (a DOMException, the caller's reason), the caller
+   * sees MCP_CANCELLED.
+   */
+  async #operation<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+    throwIfCancelled(signal);
     this.#active++;
     try {
       return await fn();
+    } catch (error) {
+      if (signal?.aborted && !(isBerryError(error) && error.code === 'MCP_CANCELLED')) {
+        throw new CancelledError('The operation was cancelled.', { cause: error });
+      }
+      throw error;
     } finally {
       this.#lastActive = Date.now();
       if (--this.#active === 0 && !this.#releaseTimer) this.#armRelease(this.#idleTimeoutMs + RELEASE_MARGIN_MS);
@@ -177,7 +187,7 @@ class Host implements McpHost {
   }
 
   readConfig(signal?: AbortSignal): Promise<LoadedConfig> {
-    return this.#operation(async () => (await this.#prepare(signal)).loaded);
+    return this.#operation(signal, async () => (await this.#prepare(signal)).loaded);
   }
 
   async #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
@@ -215,7 +225,7 @@ class Host implements McpHost {
     return this.#pool.use(
       this.#key(prepared.lifetime, config),
       prepared.scope,
-      () =>
+      (connectSignal) =>
         ServerConnection.open({
           machine: this.machine,
           config,
@@ -223,9 +233,11 @@ class Host implements McpHost {
           ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
           secrets: secretsOfServers(prepared.loaded.servers),
           onElicitation: this.#onElicitation,
-          ...(signal ? { signal } : {}),
+          signal: connectSignal,
         }),
       fn,
+      signal,
+      `Connecting to server "${config.name}"`,
     );
   }
 
@@ -252,15 +264,16 @@ class Host implements McpHost {
   }
 
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
-    return this.#operation(async () => {
+    return this.#operation(signal, async () => {
       const prepared = await this.#prepare(signal);
       return this.#use(prepared, this.#resolve(prepared, server), fn, signal);
     });
   }
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
+    throwIfCancelled(options.signal);
     const { server } = validateListRequest(request);
-    return this.#operation(() => this.#list(server, options.signal));
+    return this.#operation(options.signal, () => this.#list(server, options.signal));
   }
 
   async #list(server: string | undefined, signal: AbortSignal | undefined): Promise<ListResult> {
@@ -302,7 +315,7 @@ class Host implements McpHost {
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
     const { signal, server } = options;
-    return this.#operation(async () => {
+    return this.#operation(signal, async () => {
       const prepared = await this.#prepare(signal);
       if (server !== undefined) this.#resolve(prepared, server);
       const inputs = await Promise.all(
@@ -329,6 +342,7 @@ class Host implements McpHost {
 
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
+    throwIfCancelled(options.signal);
     const { server, tool, schemas } = validateDescribeRequest(request);
     const { signal } = options;
     return this.withServer(
@@ -340,6 +354,7 @@ class Host implements McpHost {
   }
 
   async call(request: CallRequest, options: OperationOptions = {}): Promise<CallResult> {
+    throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
     return this.withServer(
@@ -380,4 +395,20 @@ function byteLimit(name: string, value: number | undefined, max: number): number
     throw new TypeError(`${name} must be a whole number of bytes from 1 to ${max}, got ${String(value)}`);
   }
   return value;
+}
+
+/** A signal aborted before the operation started: MCP_CANCELLED, never the signal's own reason. */
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new CancelledError('The operation was cancelled before it started.');
+}
+
+/** The caller's log sink, made unable to throw into the transports' event handlers. */
+function safeSink(sink: LogSink): LogSink {
+  return (event) => {
+    try {
+      sink(event);
+    } catch {
+      // A failing log sink loses that event, nothing else.
+    }
+  };
 }

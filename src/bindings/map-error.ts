@@ -55,7 +55,8 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
         { cause: error },
       );
     }
-    if (error.code === ErrorCode.RequestTimeout) {
+    // The SDK's own timeout carries `data.timeout`; a server may answer -32001 for reasons of its own.
+    if (error.code === ErrorCode.RequestTimeout && typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number') {
       return new CallTimeoutError(
         `${where} did not answer within ${context.timeoutMs / 1000} s (no progress either). ` +
           'Raise "timeout" for this server in mcp.json if the tool is slow.',
@@ -110,6 +111,12 @@ function isDeadTransport(error: unknown): boolean {
     current = (current as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** One line for any failure: a schema violation as its issues, anything else with its causes. */
+export function describeFailure(error: unknown): string {
+  const issues = zodIssues(error);
+  return issues === undefined ? oneLine(describeCause(error)) : `malformed answer: ${issues}`;
 }
 
 /** Flattens an error and its causes into one line (undici hides the useful part in `cause`). */

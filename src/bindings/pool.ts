@@ -1,5 +1,6 @@
 import { BerryError } from '../errors.js';
 import type { ServerConnection } from './connection.js';
+import { SharedWork } from './shared-work.js';
 
 export interface ConnectionPoolOptions {
   /** An entry with nothing in flight closes after this long. @default 300000 */
@@ -8,6 +9,8 @@ export interface ConnectionPoolOptions {
 
 interface Entry {
   readonly key: string;
+  /** The connect, shared by every first user and abandoned only when all of them left. */
+  readonly connect: SharedWork<ServerConnection>;
   readonly promise: Promise<ServerConnection>;
   connection: ServerConnection | undefined;
   inFlight: number;
@@ -28,6 +31,8 @@ export class ConnectionPool {
   readonly #entries = new Map<string, Entry>();
   /** Every entry not yet closed, including retired ones still finishing their operations. */
   readonly #live = new Set<Entry>();
+  /** Connections closing now (retired, idle, dead): close() waits for them too. */
+  readonly #closing = new Set<Promise<void>>();
   #closed = false;
 
   constructor(options: ConnectionPoolOptions = {}) {
@@ -51,17 +56,21 @@ export class ConnectionPool {
 
   /**
    * Runs `fn` on the connection for `key`, opening it with `open` if needed. Concurrent first
-   * uses share one connect; a rejected connect leaves no entry.
+   * uses share one connect, which runs under its own signal: `signal` ends only this caller's
+   * wait, and the connect is abandoned once every caller waiting for it has gone. A rejected
+   * connect leaves no entry.
    */
   async use<T>(
     key: string,
     scope: string,
-    open: () => Promise<ServerConnection>,
+    open: (signal: AbortSignal) => Promise<ServerConnection>,
     fn: (connection: ServerConnection) => Promise<T>,
+    signal?: AbortSignal,
+    what = 'Connecting to the server',
   ): Promise<T> {
-    if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
+    if (this.#closed) throw closedError();
     let entry = this.#entries.get(key);
-    if (entry?.connection?.dead) {
+    if (entry?.connection?.dead || entry?.connect.abandoned) {
       this.#retire(entry);
       entry = undefined;
     }
@@ -69,17 +78,29 @@ export class ConnectionPool {
     entry.scopes.add(scope);
     entry.inFlight++;
     try {
-      return await fn(await entry.promise);
+      let connection = entry.connection;
+      if (!connection) {
+        try {
+          connection = await entry.connect.join(signal, what);
+        } catch (error) {
+          // The connect was abandoned because the pool closed, not because anyone gave up on it.
+          if (this.#closed && !signal?.aborted) throw closedError();
+          throw error;
+        }
+      }
+      return await fn(connection);
     } finally {
       entry.inFlight--;
       this.#settle(entry);
     }
   }
 
-  #create(key: string, open: () => Promise<ServerConnection>): Entry {
+  #create(key: string, open: (signal: AbortSignal) => Promise<ServerConnection>): Entry {
+    const connect = new SharedWork(open);
     const entry: Entry = {
       key,
-      promise: open(),
+      connect,
+      promise: connect.promise,
       connection: undefined,
       inFlight: 0,
       idleTimer: undefined,
@@ -152,7 +173,12 @@ export class ConnectionPool {
 
   #closeEntry(entry: Entry, reason: string): void {
     this.#live.delete(entry);
-    void entry.connection?.close(reason);
+    // Not connected yet: the connect either fails (and cleans up itself) or ends here.
+    const closing = entry.connection
+      ? entry.connection.close(reason)
+      : entry.promise.then((connection) => connection.close(reason), () => {});
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
   }
 
   /** Closes every connection, including ones still connecting or finishing. Idempotent. */
@@ -161,12 +187,20 @@ export class ConnectionPool {
     const entries = [...this.#live];
     this.#live.clear();
     this.#entries.clear();
-    await Promise.all(
-      entries.map(async (entry) => {
+    await Promise.all([
+      ...entries.map(async (entry) => {
         if (entry.idleTimer) clearTimeout(entry.idleTimer);
+        // A connect in progress is abandoned, not awaited: a server that never answers
+        // initialize must not hold close for the whole init timeout.
+        entry.connect.abort();
         const connection = await entry.promise.catch(() => undefined);
         await connection?.close('host closed');
       }),
-    );
+      ...this.#closing,
+    ]);
   }
+}
+
+function closedError(): BerryError {
+  return new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
 }

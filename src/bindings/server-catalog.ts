@@ -4,9 +4,8 @@
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BerryError, CancelledError } from '../errors.js';
-import { onAbort } from './abort-listeners.js';
 import { listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
+import { SharedWork } from './shared-work.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
@@ -29,11 +28,12 @@ const CAPABILITY: Record<ListKind, 'tools' | 'prompts' | 'resources'> = {
 export interface CatalogHost {
   readonly client: Client;
   /** Runs one request with the entry's timeout; failures become typed errors. */
-  send<T>(operation: string, run: (options: { timeout: number }) => Promise<T>): Promise<T>;
+  send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  readonly config: { readonly name: string };
 }
 
 interface Entry<T> {
-  readonly promise: Promise<Listing<T>>;
+  readonly work: SharedWork<Listing<T>>;
   /** When the listing settled (ms since epoch), for "may be stale" checks. */
   settledAt: number | undefined;
 }
@@ -67,74 +67,51 @@ export class ServerCatalog {
 
   list<K extends ListKind>(kind: K, signal?: AbortSignal): Promise<Listing<Item[K]>> {
     let entry = this.#entries.get(kind) as Entry<Item[K]> | undefined;
-    if (!entry) {
-      // Shared work runs under no caller's signal (the entry's timeout bounds each page); each
-      // caller's abort ends only its own wait.
-      const promise = this.#supportsOrEmpty(kind);
-      const created: Entry<Item[K]> = { promise, settledAt: undefined };
+    if (!entry || entry.work.abandoned) {
+      // Shared work runs under its own signal (the entry's timeout bounds each page); each caller's
+      // abort ends only its own wait, and the listing is abandoned only when every waiter has gone.
+      const work = new SharedWork((own) => this.#supportsOrEmpty(kind, own));
+      const created: Entry<Item[K]> = { work, settledAt: undefined };
       entry = created;
       this.#entries.set(kind, created as Entry<unknown>);
-      promise.then(
+      work.promise.then(
         () => (created.settledAt = Date.now()),
         () => {
           if (this.#entries.get(kind) === (created as Entry<unknown>)) this.#entries.delete(kind);
         },
       );
     }
-    return waitFor(entry.promise, signal);
+    return entry.work.join(signal, `Listing ${kind} of server "${this.#host.config.name}"`);
   }
 
-  async #supportsOrEmpty<K extends ListKind>(kind: K): Promise<Listing<Item[K]>> {
+  async #supportsOrEmpty<K extends ListKind>(kind: K, signal: AbortSignal): Promise<Listing<Item[K]>> {
     if (!this.supports(kind)) return { items: [], truncated: false };
     return listAllPages(
-      (cursor) => this.#page(kind, cursor) as Promise<Page<Item[K]>>,
+      (cursor) => this.#page(kind, cursor, signal) as Promise<Page<Item[K]>>,
       (item) => ('uriTemplate' in item ? item.uriTemplate : 'uri' in item ? item.uri : item.name) as string,
     );
   }
 
-  async #page(kind: ListKind, cursor: string | undefined): Promise<Page<unknown>> {
+  async #page(kind: ListKind, cursor: string | undefined, signal: AbortSignal): Promise<Page<unknown>> {
     const params = cursor === undefined ? {} : { cursor };
     const client = this.#host.client;
     switch (kind) {
       case 'tools': {
-        const r = await this.#host.send('tools/list', (o) => client.listTools(params, o));
+        const r = await this.#host.send('tools/list', (o) => client.listTools(params, o), signal);
         return { items: r.tools, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
       }
       case 'prompts': {
-        const r = await this.#host.send('prompts/list', (o) => client.listPrompts(params, o));
+        const r = await this.#host.send('prompts/list', (o) => client.listPrompts(params, o), signal);
         return { items: r.prompts, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
       }
       case 'resources': {
-        const r = await this.#host.send('resources/list', (o) => client.listResources(params, o));
+        const r = await this.#host.send('resources/list', (o) => client.listResources(params, o), signal);
         return { items: r.resources, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
       }
       case 'resourceTemplates': {
-        const r = await this.#host.send('resources/templates/list', (o) => client.listResourceTemplates(params, o));
+        const r = await this.#host.send('resources/templates/list', (o) => client.listResourceTemplates(params, o), signal);
         return { items: r.resourceTemplates, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
       }
     }
   }
-}
-
-/** Waits for shared work, giving up (for this caller only) when `signal` aborts. */
-function waitFor<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<T>((resolve, reject) => {
-    const forget = onAbort(signal, () => reject(abortReason(signal)));
-    promise.then(
-      (value) => {
-        forget();
-        resolve(value);
-      },
-      (error: unknown) => {
-        forget();
-        reject(error);
-      },
-    );
-  });
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason instanceof BerryError ? signal.reason : new CancelledError('Listing was cancelled.');
 }

@@ -13,7 +13,9 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 /** Why the transport gave up on a process that may still be running. */
 export type StdioTransportFailure =
   | { readonly kind: 'message-too-large'; readonly bytes: number; readonly limitBytes: number }
-  | { readonly kind: 'stdout-closed' };
+  | { readonly kind: 'stdout-closed' }
+  | { readonly kind: 'stdin-closed' }
+  | { readonly kind: 'read-failed'; readonly message: string };
 
 /** After stdout ends, how long the process may take to exit before that counts as a lost transport. */
 const STDOUT_END_GRACE_MS = 100;
@@ -102,30 +104,36 @@ export class MachineStdioTransport implements Transport {
     if (this.#process) throw new Error('MachineStdioTransport already started');
     const child = await this.#options.machine.spawn(this.#options.spec);
     this.#process = child;
-    // EPIPE after the server died surfaces through `exited`; the stream error itself is noise.
-    child.stdin.on('error', () => {});
+    // EPIPE after the server died surfaces through `exited`. While it lives, a stdin that refuses
+    // our writes means no request can reach it any more: the transport has ended.
+    child.stdin.on('error', () => this.#failUnlessExited(child, { kind: 'stdin-closed' }));
     child.stdout.on('error', () => {});
     child.stderr.on('error', () => {});
     const decoder = new StringDecoder('utf8');
     child.stderr.on('data', (chunk: Buffer) => {
       this.#stderrTail.push(chunk);
-      if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
+      try {
+        if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
+      } catch (error) {
+        // A throwing log sink loses its line, never the host.
+        this.#report(error as Error);
+      }
     });
     const onLine = (line: string): void => this.#deliver(line);
     child.stdout.on('data', (chunk: Buffer) => {
       try {
         this.#lines.push(chunk, onLine);
       } catch (error) {
-        if (!(error instanceof LineTooLongError)) throw error;
-        this.#fail({ kind: 'message-too-large', bytes: error.bytes, limitBytes: error.limitBytes });
+        // Never out of the handler: an uncaught throw here would take the whole host down.
+        if (error instanceof LineTooLongError) {
+          this.#fail({ kind: 'message-too-large', bytes: error.bytes, limitBytes: error.limitBytes });
+        } else {
+          this.#fail({ kind: 'read-failed', message: (error as Error)?.message ?? String(error) });
+        }
       }
     });
     // End of stdout is the end of the transport, whether or not the process lives on.
-    child.stdout.once('end', () => {
-      void settlesWithin(child.exited, STDOUT_END_GRACE_MS).then((exited) => {
-        if (!exited) this.#fail({ kind: 'stdout-closed' });
-      });
-    });
+    child.stdout.once('end', () => this.#failUnlessExited(child, { kind: 'stdout-closed' }));
     void child.exited.then((exit) => {
       this.#exit = exit;
       void this.#afterExit();
@@ -151,7 +159,11 @@ export class MachineStdioTransport implements Transport {
   #flushStderr(): void {
     const rest = this.#partialLine;
     this.#partialLine = '';
-    if (rest) this.#options.onStderr?.(rest);
+    try {
+      if (rest) this.#options.onStderr?.(rest);
+    } catch (error) {
+      this.#report(error as Error);
+    }
   }
 
   // Runs inside the stdout 'data' handler: nothing may escape it.
@@ -185,6 +197,14 @@ export class MachineStdioTransport implements Transport {
     } catch {
       // A failing error handler must not take the host down with it.
     }
+  }
+
+  // A pipe ends just before its process exits too: give the exit a moment to be the reason.
+  #failUnlessExited(child: MachineProcess, failure: StdioTransportFailure): void {
+    if (this.#failure || this.#closing || this.#exit) return;
+    void settlesWithin(child.exited, STDOUT_END_GRACE_MS).then((exited) => {
+      if (!exited) this.#fail(failure);
+    });
   }
 
   /** Gives up on the process: in-flight requests fail now, the process group is stopped behind them. */

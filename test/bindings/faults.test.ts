@@ -90,6 +90,8 @@ describe('faults of stdio servers', function () {
   });
 
   it('cancellation sends notifications/cancelled and is reported as cancelled, not as a timeout', async () => {
+    // Connected first: an abort during the connect would never reach the server as a cancellation.
+    await host.call({ server: 'ok', tool: 'echo', arguments: { text: 'warm' } });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 200);
     await assert.rejects(host.call({ server: 'ok', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal }), {

@@ -16,7 +16,9 @@ describe('map-error', () => {
     assert.equal(said.code, 'MCP_PROTOCOL_ERROR');
     assert.equal((said as { rpcCode?: number }).rpcCode, -32602);
     assert.match(said.message, /server "docs" \(tools\/call "search"\) returned error -32602: Unknown tool: \*\*\*/);
-    assert.equal(mapSdkError(new McpError(-32001, 'Request timed out'), context).code, 'MCP_TIMEOUT');
+    assert.equal(mapSdkError(new McpError(-32001, 'Request timed out', { timeout: 60_000 }), context).code, 'MCP_TIMEOUT');
+    // The same code from the server itself is its answer, not our timeout.
+    assert.equal(mapSdkError(new McpError(-32001, 'Request timed out'), context).code, 'MCP_PROTOCOL_ERROR');
     assert.equal(mapSdkError(new McpError(-32000, 'Connection closed'), context).code, 'MCP_TRANSPORT_CLOSED');
     const network = mapSdkError(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }), context);
     assert.equal(network.code, 'MCP_TRANSPORT_CLOSED');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
 import { isBerryError, type BerryError } from '../../src/errors.js';
 import { processAlive, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
@@ -26,6 +26,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   let tmp: ReturnType<typeof tempDir>;
   let host: McpHost;
   let capped: McpHost;
+  const events: LogEvent[] = [];
   const pid = async (h: McpHost, server: string): Promise<number> =>
     whoami(await h.call({ server, tool: 'whoami', arguments: {} })).pid;
 
@@ -33,11 +34,11 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     tmp = tempDir();
     writeConfig(tmp.dir, {
       ok: faultEntry(),
-      quick: faultEntry([], { timeout: 1 }),
+      quick: faultEntry([], { timeout: 4 }),
       // Outlives stdin EOF, EPIPE and SIGTERM: only SIGKILL of its group ends it.
       stubborn: faultEntry(['--ignore-stdin-eof', '--ignore-sigterm']),
     });
-    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
+    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
     capped = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', maxMessageBytes: MiB, maxArgumentBytes: 1000 });
   });
 
@@ -70,6 +71,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   it('16 MB on stdout without a newline: over the cap it is MCP_MESSAGE_TOO_LARGE; under it the host lives and the call times out', async () => {
     await rejection(capped.call({ server: 'ok', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_MESSAGE_TOO_LARGE');
     assert.ok((await pid(capped, 'ok')) > 0);
+    assert.ok((await pid(host, 'quick')) > 0);
     await rejection(host.call({ server: 'quick', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_TIMEOUT');
   });
 
@@ -86,7 +88,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.equal(await pid(host, 'ok'), before);
   });
 
-  it('a response that is not even a JSON-RPC message fails its call at once, not at the timeout', async () => {
+  it('a response that is not even a JSON-RPC message fails its call at once, not at the timeout, and is logged', async () => {
     const before = await pid(host, 'ok');
     const started = Date.now();
     await rejection(
@@ -95,6 +97,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     );
     assert.ok(Date.now() - started < 5000);
     assert.equal(await pid(host, 'ok'), before);
+    assert.ok(events.some((e) => e.server === 'ok' && e.kind === 'error' && /invalid message on stdout/.test(e.message)));
   });
 
   it('a JSON-RPC error -32000 from the server is its answer, not a dead transport', async () => {
@@ -105,6 +108,14 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     );
     assert.equal((error as { rpcCode?: number }).rpcCode, -32000);
     assert.equal(await pid(host, 'ok'), before);
+  });
+
+  it('a JSON-RPC error -32001 from the server is its answer, not our timeout', async () => {
+    const error = await rejection(
+      host.call({ server: 'ok', tool: 'rpc_error', arguments: { code: -32001, message: 'upstream timed out' } }),
+      'MCP_PROTOCOL_ERROR',
+    );
+    assert.match(error.message, /returned error -32001: upstream timed out$/);
   });
 
   it('names a JSON-RPC error code once, not "error -32077: MCP error -32077: …"', async () => {
@@ -152,6 +163,35 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     await waitFor(() => !processAlive(before), 5000, 'the server to be stopped');
     assert.notEqual(await pid(host, 'stubborn'), before);
+  });
+
+  it('a server that stops reading its stdin while running is a dead transport: the next call fails at once and the one after reconnects', async () => {
+    const before = await pid(host, 'stubborn');
+    assert.equal(textOf(await host.call({ server: 'stubborn', tool: 'close_stdin', arguments: {} })), 'stdin closed');
+    const started = Date.now();
+    const error = await rejection(host.call({ server: 'stubborn', tool: 'echo', arguments: { text: 'lost' } }), 'MCP_TRANSPORT_CLOSED');
+    assert.match(error.message, /stopped reading its stdin/);
+    assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
+    await waitFor(() => !processAlive(before), 5000, 'the server to be stopped');
+    assert.notEqual(await pid(host, 'stubborn'), before);
+  });
+
+  it('an onLog that throws loses its events, never the host or the call', async () => {
+    const throwing = createMcpHost({
+      cwd: tmp.dir,
+      configPath: 'mcp.json',
+      onLog: () => {
+        throw new Error('log sink failed');
+      },
+    });
+    try {
+      const result = await throwing.call({ server: 'ok', tool: 'stderr_flood', arguments: { bytes: 100_000 } });
+      assert.equal(textOf(result), 'flooded 100000');
+      await rejection(throwing.call({ server: 'ok', tool: 'crash', arguments: {} }), 'MCP_TRANSPORT_CLOSED');
+      assert.equal(textOf(await throwing.call({ server: 'ok', tool: 'echo', arguments: { text: 'alive' } })), 'alive');
+    } finally {
+      await throwing.close();
+    }
   });
 
   it('rejects byte limits it cannot honour', () => {
