@@ -9,6 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createMcpHost, type McpHost, type ServerDescription } from '../../src/bindings/index.js';
 import { everythingPath, filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
 import { tempDir } from './helpers.js';
+import { ELICITATION_CAPABILITIES } from '../../src/bindings/elicitation.js';
 
 interface Raw {
   tools: { name: string }[];
@@ -17,7 +18,8 @@ interface Raw {
 }
 
 async function rawLists(args: string[], env: Record<string, string> = {}): Promise<Raw> {
-  const client = new Client({ name: 'raw', version: '1' });
+  // The same capabilities as berry-mcp's client: server-everything lists more tools to a client that can elicit.
+  const client = new Client({ name: 'raw', version: '1' }, { capabilities: ELICITATION_CAPABILITIES });
   await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }));
   try {
     const caps = client.getServerCapabilities() ?? {};
