@@ -35,7 +35,8 @@ describe('Streamable HTTP as real servers speak it', function () {
     [main, get404, get405] = await Promise.all([
       startHttpFixture(['--resumable=100']),
       startHttpFixture(['--stateless', '--get-status=404']),
-      startHttpFixture(['--stateless', '--get-status=405']),
+      // This one answers POSTs with application/json instead of an event stream.
+      startHttpFixture(['--stateless', '--get-status=405', '--json-response']),
     ]);
     writeConfig(tmp.dir, {
       main: { url: main.url },
@@ -69,6 +70,17 @@ describe('Streamable HTTP as real servers speak it', function () {
       assert.equal(initialized(server), 1, 'the connection was never replaced');
     });
   }
+
+  it('requests after initialization carry MCP-Protocol-Version and the session id; JSON and SSE answers both work', async () => {
+    const result = await host.call({ server: 'main', tool: 'whoami', arguments: {} });
+    const { headers } = JSON.parse(textOf(result)) as { headers: Record<string, string> };
+    assert.equal(headers['mcp-protocol-version'], '2025-11-25');
+    assert.match(headers['mcp-session-id'] ?? '', /^[0-9a-f-]{36}$/);
+    assert.match(headers['accept'] ?? '', /application\/json/);
+    assert.match(headers['accept'] ?? '', /text\/event-stream/);
+    const json = await host.call({ server: 'get405', tool: 'whoami', arguments: {} });
+    assert.equal((JSON.parse(textOf(json)) as { headers: Record<string, string> }).headers['mcp-protocol-version'], '2025-11-25');
+  });
 
   it('a 404 to a request that carried the session id is still MCP_SESSION_EXPIRED', async () => {
     await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
