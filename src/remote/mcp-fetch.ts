@@ -1,7 +1,7 @@
 /**
  * The fetch the Streamable HTTP transport uses for its MCP endpoint, with what the SDK transport
  * leaves out:
- * - a GET event stream answered 404 or 405 without a session is "no stream here" (the SDK only
+ * - a GET event stream answered 405, or 404 without a session, is "no stream here" (the SDK only
  *   knows 405), not an expired session;
  * - an error status becomes an HttpStatusError that names the status and whether a session was sent;
  * - a POST's event stream that ends before its response is resumed (see resumable-stream.ts);
@@ -38,7 +38,8 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   async function get(url: string | URL, init: RequestInit | undefined, hadSession: boolean): Promise<Response> {
     const response = await base(url, init);
     if (response.ok) return response;
-    if (!hadSession && (response.status === 404 || response.status === 405)) {
+    // 405 is the spec's "no GET stream"; without a session a 404 can only mean the same.
+    if (response.status === 405 || (!hadSession && response.status === 404)) {
       await response.body?.cancel().catch(() => {});
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
