@@ -7,7 +7,7 @@ import type { Machine } from './machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
 
 /** Resuming a response stream: reconnections in a row that may fail, and the delays. */
-const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, maxRetryMs: 10_000 } as const;
+const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, minRetryMs: 100, maxRetryMs: 10_000 } as const;
 
 /**
  * A fetch whose requests originate from `machine` and that refuses every redirect. The SDK follows

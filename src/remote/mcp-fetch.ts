@@ -18,7 +18,12 @@ export interface McpFetchOptions {
   readonly fetch: FetchLike;
   /** Hand 401/403 answers to the SDK (it runs the OAuth flow) instead of failing them. */
   readonly authFlow: boolean;
-  readonly resume: { readonly maxAttempts: number; readonly defaultRetryMs: number; readonly maxRetryMs: number };
+  readonly resume: {
+    readonly maxAttempts: number;
+    readonly defaultRetryMs: number;
+    readonly minRetryMs: number;
+    readonly maxRetryMs: number;
+  };
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.

@@ -103,6 +103,16 @@ describe('Streamable HTTP as real servers speak it', function () {
     assert.equal(initialized('main'), initsBefore, 'resumed on the same session');
   });
 
+  it('a server that closes the stream again and again (polling) is followed past the failed-attempt bound', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 150, times: 5 } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (150 ms)');
+    const after = await main.stats();
+    assert.equal(after.drops, before.drops + 5);
+    assert.ok(after.lastEventIds.length - before.lastEventIds.length >= 5, 'one resumption per drop');
+  });
+
   it('a response stream that cannot be resumed fails the call at once with MCP_TRANSPORT_CLOSED', async () => {
     await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
     const inits = initialized('main');
