@@ -23,6 +23,7 @@ export interface McpFetchOptions {
     readonly defaultRetryMs: number;
     readonly minRetryMs: number;
     readonly maxRetryMs: number;
+    readonly closeGraceMs: number;
   };
 }
 

@@ -31,6 +31,8 @@ export interface ResumableStreamOptions {
   readonly maxRetryMs: number;
   /** Called once when the stream ends for any reason. */
   readonly onEnd: () => void;
+  /** After the last response, how long the server has to end the stream before it is cut. */
+  readonly closeGraceMs: number;
 }
 
 // Requests and notifications are small; a bigger message is a response, found by its id at either end.
@@ -88,7 +90,7 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
     async pull(controller) {
       for (;;) {
         try {
-          const { value, done } = await reader.read();
+          const { value, done } = pending.size === 0 ? await readOrGiveUp(reader, options.closeGraceMs) : await reader.read();
           if (!done) {
             scanner.push(value);
             controller.enqueue(value);
@@ -134,6 +136,29 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
       await reader.cancel(reason).catch(() => {});
     },
   });
+}
+
+/**
+ * The next read, or the end when nothing comes within `graceMs`: once every response arrived,
+ * a server that leaves the stream open must not hold an HTTP connection per call.
+ */
+async function readOrGiveUp(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  graceMs: number,
+): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), graceMs);
+    timer.unref();
+  });
+  try {
+    const result = await Promise.race([reader.read(), late]);
+    if (result !== 'late') return result.done ? { done: true } : { done: false, value: result.value };
+    void reader.cancel().catch(() => {});
+    return { done: true, value: undefined };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The pending key of a JSON-RPC response in `data`, if it answers one of the pending requests. */

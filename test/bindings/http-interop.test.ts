@@ -166,6 +166,18 @@ describe('Streamable HTTP as real servers speak it', function () {
     assert.doesNotMatch(message, /Error POSTing to endpoint/);
   });
 
+  it('a response stream the server keeps open after the answer is closed by the client', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = (await main.stats()).closedEarly;
+    assert.equal(textOf(await host.call({ server: 'main', tool: 'linger', arguments: {} })), 'lingering');
+    let closed = before;
+    for (let i = 0; i < 50 && closed <= before; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      closed = (await main.stats()).closedEarly;
+    }
+    assert.ok(closed > before, 'the lingering stream was cut within 5 s');
+  });
+
   it('a timed-out call does not hold its HTTP request open', async () => {
     await host.call({ server: 'slow', tool: 'echo', arguments: { text: 'warm' } });
     const before = (await main.stats()).closedEarly;
