@@ -103,6 +103,14 @@ describe('Streamable HTTP as real servers speak it', function () {
     assert.equal(initialized('main'), initsBefore, 'resumed on the same session');
   });
 
+  it('a response stream broken by a connection reset is resumed too', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 400, reset: true } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (400 ms)');
+    assert.ok((await main.stats()).lastEventIds.length > before.lastEventIds.length, 'resumed with a Last-Event-ID header');
+  });
+
   it('a server that closes the stream again and again (polling) is followed past the failed-attempt bound', async () => {
     await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
     const before = await main.stats();
