@@ -1,7 +1,7 @@
 /**
  * The fetch the Streamable HTTP transport uses for its MCP endpoint, with what the SDK transport
  * leaves out:
- * - a GET event stream answered 404 or 405 without a session is "no stream here" (the SDK only
+ * - a GET event stream answered 405, or 404 without a session, is "no stream here" (the SDK only
  *   knows 405), not an expired session;
  * - an error status becomes an HttpStatusError that names the status and whether a session was sent;
  * - a POST's event stream that ends before its response is resumed (see resumable-stream.ts);
@@ -18,7 +18,13 @@ export interface McpFetchOptions {
   readonly fetch: FetchLike;
   /** Hand 401/403 answers to the SDK (it runs the OAuth flow) instead of failing them. */
   readonly authFlow: boolean;
-  readonly resume: { readonly maxAttempts: number; readonly defaultRetryMs: number; readonly maxRetryMs: number };
+  readonly resume: {
+    readonly maxAttempts: number;
+    readonly defaultRetryMs: number;
+    readonly minRetryMs: number;
+    readonly maxRetryMs: number;
+    readonly closeGraceMs: number;
+  };
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.
@@ -38,7 +44,8 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   async function get(url: string | URL, init: RequestInit | undefined, hadSession: boolean): Promise<Response> {
     const response = await base(url, init);
     if (response.ok) return response;
-    if (!hadSession && (response.status === 404 || response.status === 405)) {
+    // 405 is the spec's "no GET stream"; without a session a 404 can only mean the same.
+    if (response.status === 405 || (!hadSession && response.status === 404)) {
       await response.body?.cancel().catch(() => {});
       return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
     }
@@ -48,10 +55,8 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   async function post(url: string | URL, init: RequestInit, headers: Headers, hadSession: boolean): Promise<Response> {
     const { requests, cancels } = inspect(init.body);
     for (const id of cancels) inflight.get(JSON.stringify(id))?.abort();
-    if (requests.length === 0) {
-      const response = await base(url, init);
-      return response.ok ? response : failStatus('POST', response, hadSession);
-    }
+    // Each POST gets its own signal, linked to the transport's: undici adds a listener to the signal
+    // it is given and keeps it past the response, which piled up on the transport's long-lived one.
     const ac = new AbortController();
     const outer = init.signal;
     const onOuterAbort = (): void => ac.abort();
@@ -75,7 +80,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
       return failStatus('POST', response, hadSession);
     }
     const type = response.headers.get('content-type') ?? '';
-    if (!response.body || !/^text\/event-stream/i.test(type)) {
+    if (requests.length === 0 || !response.body || !/^text\/event-stream/i.test(type)) {
       done();
       return response;
     }

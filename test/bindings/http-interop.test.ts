@@ -35,7 +35,8 @@ describe('Streamable HTTP as real servers speak it', function () {
     [main, get404, get405] = await Promise.all([
       startHttpFixture(['--resumable=100']),
       startHttpFixture(['--stateless', '--get-status=404']),
-      startHttpFixture(['--stateless', '--get-status=405']),
+      // This one answers POSTs with application/json instead of an event stream.
+      startHttpFixture(['--stateless', '--get-status=405', '--json-response']),
     ]);
     writeConfig(tmp.dir, {
       main: { url: main.url },
@@ -70,6 +71,17 @@ describe('Streamable HTTP as real servers speak it', function () {
     });
   }
 
+  it('requests after initialization carry MCP-Protocol-Version and the session id; JSON and SSE answers both work', async () => {
+    const result = await host.call({ server: 'main', tool: 'whoami', arguments: {} });
+    const { headers } = JSON.parse(textOf(result)) as { headers: Record<string, string> };
+    assert.equal(headers['mcp-protocol-version'], '2025-11-25');
+    assert.match(headers['mcp-session-id'] ?? '', /^[0-9a-f-]{36}$/);
+    assert.match(headers['accept'] ?? '', /application\/json/);
+    assert.match(headers['accept'] ?? '', /text\/event-stream/);
+    const json = await host.call({ server: 'get405', tool: 'whoami', arguments: {} });
+    assert.equal((JSON.parse(textOf(json)) as { headers: Record<string, string> }).headers['mcp-protocol-version'], '2025-11-25');
+  });
+
   it('a 404 to a request that carried the session id is still MCP_SESSION_EXPIRED', async () => {
     await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
     await host.call({ server: 'main', tool: 'expire_sessions', arguments: {} });
@@ -89,6 +101,24 @@ describe('Streamable HTTP as real servers speak it', function () {
     assert.equal(after.drops, before.drops + 1);
     assert.ok(after.lastEventIds.length > before.lastEventIds.length, 'resumed with a Last-Event-ID header');
     assert.equal(initialized('main'), initsBefore, 'resumed on the same session');
+  });
+
+  it('a response stream broken by a connection reset is resumed too', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 400, reset: true } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (400 ms)');
+    assert.ok((await main.stats()).lastEventIds.length > before.lastEventIds.length, 'resumed with a Last-Event-ID header');
+  });
+
+  it('a server that closes the stream again and again (polling) is followed past the failed-attempt bound', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 150, times: 5 } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (150 ms)');
+    const after = await main.stats();
+    assert.equal(after.drops, before.drops + 5);
+    assert.ok(after.lastEventIds.length - before.lastEventIds.length >= 5, 'one resumption per drop');
   });
 
   it('a response stream that cannot be resumed fails the call at once with MCP_TRANSPORT_CLOSED', async () => {
@@ -142,6 +172,18 @@ describe('Streamable HTTP as real servers speak it', function () {
     const message = await rejectsWith(host.call({ server: 'nowhere', tool: 'echo', arguments: {} }), 'MCP_CONNECT_FAILED');
     assert.match(message, /HTTP 404 Not Found to POST \(no MCP endpoint at this URL: check "url", including its path/);
     assert.doesNotMatch(message, /Error POSTing to endpoint/);
+  });
+
+  it('a response stream the server keeps open after the answer is closed by the client', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = (await main.stats()).closedEarly;
+    assert.equal(textOf(await host.call({ server: 'main', tool: 'linger', arguments: {} })), 'lingering');
+    let closed = before;
+    for (let i = 0; i < 50 && closed <= before; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      closed = (await main.stats()).closedEarly;
+    }
+    assert.ok(closed > before, 'the lingering stream was cut within 5 s');
   });
 
   it('a timed-out call does not hold its HTTP request open', async () => {
