@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { CallResult, DescribeResult, ListResult, ServerDescription } from '../bindings/index.js';
 
 /** Pads columns so a list of rows reads as a table. */
@@ -69,10 +70,26 @@ export function callBlocks(result: CallResult): RenderedBlock[] {
     else if (block.type === 'image') blocks.push({ image: { data: block.data, mimeType: block.mimeType } });
     else blocks.push({ text: JSON.stringify(block, null, 2) });
   }
-  if (result.structuredContent !== undefined && blocks.every((b) => b.text === undefined)) {
+  if (result.structuredContent !== undefined && !repeatsContent(result)) {
     blocks.push({ text: JSON.stringify(result.structuredContent, null, 2) });
   }
   return blocks;
+}
+
+/** structuredContent adds nothing when a text block is the same JSON or it only carries the content's images again. */
+function repeatsContent(result: CallResult): boolean {
+  const structured = result.structuredContent;
+  const content = result.content ?? [];
+  const serialized = JSON.stringify(structured);
+  return content.some((block) => {
+    if (block.type === 'image' || block.type === 'audio') return block.data.length > 0 && serialized.includes(block.data);
+    if (block.type !== 'text') return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), structured);
+    } catch {
+      return false;
+    }
+  });
 }
 
 function indentLines(text: string, indent: string): string {
