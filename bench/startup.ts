@@ -2,7 +2,8 @@
  * Section 10: CLI start-up, as ratios against a baseline measured in the same rounds.
  * `berry-mcp --help` and `echo 'text(1)' | berry-mcp run -` against `node -e 0`; a one-shot
  * `berry-mcp call everything echo` against a raw SDK one-shot script (spawn, call, close).
- * Each is a real process started the way a person starts it: `node dist/src/bin.js …`.
+ * Each is a real process started the way a person starts it: the `berry-mcp` launcher that
+ * `npx berry-mcp` and node_modules/.bin run (bin/berry-mcp).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,15 +14,15 @@ import { alternate, pairedRatios } from './stats.js';
 
 const SECTION = '10 start-up';
 const ROUNDS = 10;
-const BIN = join(PROJECT_ROOT, 'dist', 'src', 'bin.js');
+const BIN = join(PROJECT_ROOT, 'bin', 'berry-mcp');
 const RAW_ONE_SHOT = join(PROJECT_ROOT, 'bench', 'peers', 'raw-oneshot.mjs');
 
 /** Runs a process to its end; resolves to its wall-clock time in ms, or rejects if it failed. */
-function timeProcess(args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
+function timeProcess(command: string, args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
   return () =>
     new Promise((resolve, reject) => {
       const started = performance.now();
-      const child = spawn(NODE, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(command, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -42,13 +43,13 @@ export default async function startup(): Promise<Row[]> {
   try {
     const cwd = dir;
     const local = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      node: timeProcess(['-e', 'process.stdout.write("0")'], '0', { cwd }),
-      help: timeProcess([BIN, '--help'], 'Usage:', { cwd }),
-      run: timeProcess([BIN, 'run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
+      node: timeProcess(NODE, ['-e', 'process.stdout.write("0")'], '0', { cwd }),
+      help: timeProcess(BIN, ['--help'], 'Usage:', { cwd }),
+      run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
     });
     const oneShot = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      berry: timeProcess([BIN, 'call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
-      raw: timeProcess([RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
+      berry: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
+      raw: timeProcess(NODE, [RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
     });
     return [
       row(SECTION, 'node -e 0', 'ms', local.node.samples),

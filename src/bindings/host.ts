@@ -1,7 +1,10 @@
 import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
-import { LocalMachine, type Machine } from '../remote/index.js';
+// local-machine.js, not the remote face: the face also loads the MCP transports (and the SDK),
+// which a host that never connects (a script that calls no tool, --help) should not pay for.
+import { LocalMachine } from '../remote/local-machine.js';
+import type { Machine } from '../remote/index.js';
 import type {
   CallRequest,
   CallResult,
@@ -13,7 +16,7 @@ import type {
   ServerStatus,
   ToolDescription,
 } from './contract.js';
-import { ServerConnection } from './connection.js';
+import type { ServerConnection } from './connection.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -166,8 +169,9 @@ class Host implements McpHost {
     return this.#pool.use(
       this.#key(prepared.lifetime, config),
       prepared.scope,
-      () =>
-        ServerConnection.open({
+      // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
+      async () =>
+        (await import('./connection.js')).ServerConnection.open({
           machine: this.machine,
           config,
           log: this.#log,

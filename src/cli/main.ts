@@ -68,7 +68,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
 async function createCliHost(args: CliArgs, io: CliIo, extra: Partial<HostOptions> = {}): Promise<Host> {
   const [{ createHost }, { createCliMachine }] = await Promise.all([import('../host.js'), import('./machine.js')]);
-  const machine = createCliMachine(args);
+  const machine = await createCliMachine(args);
   const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
   return createHost({
     machine,
