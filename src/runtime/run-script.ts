@@ -105,7 +105,7 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     script = compileUserScript(isolate, code, options.filename);
   } catch (error) {
     if (isolate.isDisposed) throw error;
-    return { ok: false, error: compileError(error, options.filename) };
+    return { ok: false, error: compileError(error, options.filename, code) };
   }
   const context = createSandboxContext(ivm, isolate, bridge, outputs, {
     names: options.names,

@@ -69,6 +69,8 @@ export interface RunError {
   readonly line?: number;
   /** 1-based column in the script, when known. */
   readonly column?: number;
+  /** The script's own stack frames, innermost first, one a line (`at f (script.js:2:8)`), when it threw an Error. */
+  readonly stack?: string;
 }
 
 export interface RunRecord {
