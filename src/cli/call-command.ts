@@ -1,7 +1,7 @@
 import { ImageWriter, json, renderBlocks } from './blocks.js';
 import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from './call-arguments.js';
 import type { CommandHandler } from './context.js';
-import { ProgressBar } from './progress.js';
+import { ProgressLines } from './progress.js';
 import { callBlocks } from './render.js';
 
 export const callCommand: CommandHandler = async ({ args, io, signal, host }) => {
@@ -16,15 +16,15 @@ export const callCommand: CommandHandler = async ({ args, io, signal, host }) =>
   } else {
     toolArgs = parseJsonArguments(words);
   }
-  const bar = new ProgressBar(io.stderr);
+  const progress = new ProgressLines(io.stderr);
   let result;
   try {
     result = await h.call(
       { server, tool, arguments: toolArgs },
-      { signal, onProgress: (p) => bar.update(`${p.server}/${p.tool}`, p.progress, p.total, p.message) },
+      { signal, onProgress: (p) => progress.update(0, `${p.server}/${p.tool}`, p.progress, p.total, p.message) },
     );
   } finally {
-    bar.clear();
+    progress.clear();
   }
   io.stdout.write(args.json ? json(result) : await renderBlocks(callBlocks(result), new ImageWriter(args.out, io.cwd)));
   return result.isError === true ? 1 : 0;

@@ -1,32 +1,71 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { ImageWriter, json, readStream, renderBlocks } from './blocks.js';
+import { UsageError } from './args.js';
+import { ImageWriter, json, readStream } from './blocks.js';
 import type { CommandHandler } from './context.js';
-import { ProgressBar } from './progress.js';
+import { ProgressLines } from './progress.js';
+import type { RunEntry, RunError } from '../runtime/index.js';
 
 export const runCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const file = args.positionals[0]!;
-  const code = file === '-' ? await readStream(io.stdin) : await readFile(resolve(io.cwd, file), 'utf8');
-  const bar = new ProgressBar(io.stderr);
-  const record = await (await host()).run(code, {
-    signal,
-    filename: file === '-' ? 'stdin.js' : file,
-    ...(args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 }),
-    ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
-    onProgress: (p) => bar.update(p.fn, p.progress, p.total, p.message),
-  });
-  bar.clear();
+  const code = file === '-' ? await readStream(io.stdin) : await readScript(resolve(io.cwd, file), file);
+  const progress = new ProgressLines(io.stderr);
+  const images = new ImageWriter(args.out, io.cwd);
+  // Entries print as the script makes them; images are written in order, one after the other.
+  let printing: Promise<void> = Promise.resolve();
+  const stream = (entry: RunEntry): void => {
+    printing = printing.then(async () => {
+      if (entry.kind === 'log') {
+        progress.print(io.stderr, `${entry.log.level === 'log' ? '' : `[${entry.log.level}] `}${entry.log.text}\n`);
+      } else if (entry.output.type === 'text') {
+        const text = entry.output.text;
+        progress.print(io.stdout, text.endsWith('\n') ? text : `${text}\n`);
+      } else {
+        const path = await images.write(entry.output);
+        progress.print(io.stdout, `[image ${entry.output.mimeType} written to ${path}]\n`);
+      }
+    });
+  };
+  let record;
+  try {
+    record = await (await host()).run(code, {
+      signal,
+      filename: file === '-' ? 'stdin.js' : file,
+      ...(args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 }),
+      ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
+      onProgress: (p) => progress.update(p.call, p.label ?? p.fn, p.progress, p.total, p.message),
+      onCallEnd: (c) => progress.remove(c.call),
+      ...(args.json ? {} : { onOutput: stream }),
+    });
+    await printing;
+  } finally {
+    progress.clear();
+  }
   if (args.json) {
     io.stdout.write(json(record));
     return record.ok ? 0 : 1;
   }
-  for (const log of record.logs) io.stderr.write(`${log.level === 'log' ? '' : `[${log.level}] `}${log.text}\n`);
-  const blocks = record.outputs.map((o) => (o.type === 'text' ? { text: o.text } : { image: { data: o.data, mimeType: o.mimeType } }));
-  io.stdout.write(await renderBlocks(blocks, new ImageWriter(args.out, io.cwd)));
   if (record.result !== undefined) io.stdout.write(json(record.result));
-  if (record.error) {
-    const where = record.error.line === undefined ? '' : ` (line ${record.error.line}${record.error.column === undefined ? '' : `, column ${record.error.column}`})`;
-    io.stderr.write(`berry-mcp: script failed${where}: ${record.error.name}${record.error.code ? ` [${record.error.code}]` : ''}: ${record.error.message}\n`);
-  }
+  if (record.error) io.stderr.write(describeFailure(record.error));
   return record.ok ? 0 : 1;
 };
+
+async function readScript(path: string, given: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`no script at ${given} (${path} does not exist)`, 'run');
+    if (code === 'EISDIR') throw new UsageError(`${given} is a directory, not a script file`, 'run');
+    throw new UsageError(`cannot read ${given}: ${(error as Error).message}`, 'run');
+  }
+}
+
+/** `script failed (line 2, column 8): TypeError: …` and the script's own frames under it. */
+function describeFailure(error: RunError): string {
+  const where = error.line === undefined ? '' : ` (line ${error.line}${error.column === undefined ? '' : `, column ${error.column}`})`;
+  const head = `berry-mcp: script failed${where}: ${error.name}${error.code ? ` [${error.code}]` : ''}: ${error.message}\n`;
+  const frames = error.stack?.split('\n') ?? [];
+  // One frame says no more than the position already does.
+  return frames.length > 1 ? head + frames.map((f) => `    ${f}\n`).join('') : head;
+}

@@ -48,7 +48,7 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
   }
   const ivm = await loadIsolatedVm();
   const started = performance.now();
-  const bridge = new HostBridge(normalized.functions, normalized.onProgress);
+  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.onCallEnd);
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   let outcome: Outcome;
   if (normalized.signal?.aborted) {
