@@ -197,8 +197,8 @@ describe('runScript', () => {
       const record = await run('return await tools.work({})', { functions: { work }, onProgress: (p) => events.push(p) });
       assert.equal(record.result, 'ok');
       assert.deepEqual(events, [
-        { fn: 'work', progress: 1, total: 2, message: 'half' },
-        { fn: 'work', progress: 2 },
+        { fn: 'work', call: 1, progress: 1, total: 2, message: 'half' },
+        { fn: 'work', call: 1, progress: 2 },
       ]);
     });
 
