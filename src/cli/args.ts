@@ -102,10 +102,22 @@ function tokenize(argv: readonly string[]): { values: Partial<Record<OptionName,
   return { values, positionals };
 }
 
-function positiveNumber(flag: string, value: OptionValue | undefined, command: CommandName): number | undefined {
+function numberFlag(flag: string, value: OptionValue | undefined, command: CommandName, min: number, max: number, unit: string): number | undefined {
   if (typeof value !== 'string') return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a positive number, got "${value}"`, command);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`${flag} needs a number of ${unit} from ${min} to ${max}, got "${value}"`, command);
+  }
+  return n;
+}
+
+/** The runtime's own bounds: a timer can wait at most 2^31-1 ms; isolated-vm needs 8 MB. */
+const MAX_TIMEOUT_SECONDS = 2_147_483;
+const MIN_MEMORY_MB = 8;
+const MAX_MEMORY_MB = 65_536;
+
+function wholeNumber(flag: string, n: number | undefined, command: CommandName): number | undefined {
+  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${flag} needs a whole number of MB, got ${n}`, command);
   return n;
 }
 
@@ -155,8 +167,8 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     acceptHostKey: values['accept-host-key'] === true,
     json: values.json === true,
     verbose: values.verbose === true,
-    timeoutSeconds: positiveNumber('--timeout', values.timeout, command),
-    memoryMb: positiveNumber('--memory', values.memory, command),
+    timeoutSeconds: numberFlag('--timeout', values.timeout, command, 0.001, MAX_TIMEOUT_SECONDS, 'seconds'),
+    memoryMb: wholeNumber('--memory', numberFlag('--memory', values.memory, command, MIN_MEMORY_MB, MAX_MEMORY_MB, 'MB'), command),
     out: str(values.out),
     output: str(values.output),
   };

@@ -7,6 +7,7 @@ import { parseCliArgs, UsageError, type CliArgs } from './args.js';
 import { COMMANDS } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
+import { cliWording, serverHint } from './wording.js';
 
 export type { CliIo } from './context.js';
 
@@ -51,13 +52,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     args,
     io,
     signal: abort.signal,
-    host: (extra) => (host ??= createCliHost(args, io, extra)),
+    host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
     const handler = await COMMANDS[args.command].load();
     return await handler(ctx);
   } catch (error) {
-    return reportError(error, args, io);
+    return await reportError(error, args, io, host);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -66,17 +67,29 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 }
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
-async function createCliHost(args: CliArgs, io: CliIo, extra: Partial<HostOptions> = {}): Promise<Host> {
+async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extra: Partial<HostOptions> = {}): Promise<Host> {
   const [{ createHost }, { createCliMachine }] = await Promise.all([import('../host.js'), import('./machine.js')]);
   const machine = await createCliMachine(args);
   const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
-  return createHost({
+  const host = createHost({
     machine,
     ...(cwd === undefined ? {} : { cwd }),
     ...(args.config === undefined ? {} : { configPath: args.config }),
     ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
     ...extra,
   });
+  // A missing default config means "no servers yet"; a missing file the person named is a mistake.
+  if (args.config !== undefined) {
+    const loaded = await host.readConfig(signal).catch(async (error: unknown) => {
+      await host.close();
+      throw error;
+    });
+    if (!loaded.exists) {
+      await host.close();
+      throw new UsageError(`--config ${args.config}: no such file (${loaded.path}), so no servers`, args.command);
+    }
+  }
+  return host;
 }
 
 function resolveCwd(cwd: string, base: string, remote: boolean): string {
@@ -98,15 +111,28 @@ function reportUsage(error: UsageError, io: CliIo): number {
   return 2;
 }
 
-function reportError(error: unknown, args: CliArgs, io: CliIo): number {
+async function reportError(error: unknown, args: CliArgs, io: CliIo, host: Promise<Host> | undefined): Promise<number> {
   if (error instanceof UsageError) return reportUsage(error.command === undefined ? new UsageError(error.message, args.command) : error, io);
   if (!isBerryError(error)) {
-    io.stderr.write(`berry-mcp: ${(error as Error)?.message ?? String(error)}\n`);
+    io.stderr.write(`berry-mcp: ${cliWording((error as Error)?.message ?? String(error))}\n`);
     return 1;
   }
+  const message = cliWording(error.message) + (await hint(error.code, args, host));
   if (args.json) {
-    io.stdout.write(`${JSON.stringify({ error: { name: error.name, code: error.code, message: error.message } }, null, 2)}\n`);
+    io.stdout.write(`${JSON.stringify({ error: { name: error.name, code: error.code, message } }, null, 2)}\n`);
   }
-  io.stderr.write(`berry-mcp: ${error.message} [${error.code}]\n`);
+  io.stderr.write(`berry-mcp: ${message} [${error.code}]\n`);
   return USAGE_CODES.has(error.code) ? 2 : 1;
+}
+
+/** "Did you mean" for a server name the person typed, from the config as read now. */
+async function hint(code: BerryErrorCode, args: CliArgs, host: Promise<Host> | undefined): Promise<string> {
+  const server = args.positionals[0];
+  if (code !== 'MCP_UNKNOWN_SERVER' || host === undefined || server === undefined || args.command === 'run') return '';
+  try {
+    const loaded = await (await host).readConfig();
+    return serverHint(server, loaded.servers.map((s) => s.name));
+  } catch {
+    return '';
+  }
 }

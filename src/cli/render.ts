@@ -24,7 +24,19 @@ export function renderList(result: ListResult): string {
       blocks.push(`${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`);
     }
   }
-  return `${blocks.join('\n\n')}\n\n(config: ${result.configPath})`;
+  return `${blocks.join('\n\n')}\n\n${summaryLine(result)} (config: ${result.configPath})`;
+}
+
+/** `3 servers: 1 connected, 2 errors`. */
+function summaryLine(result: ListResult): string {
+  const count = (status: string): number => result.servers.filter((s) => s.status === status).length;
+  const parts = [`${count('connected')} connected`];
+  const errors = count('error');
+  const disabled = count('disabled');
+  if (errors > 0) parts.push(`${errors} error${errors === 1 ? '' : 's'}`);
+  if (disabled > 0) parts.push(`${disabled} disabled`);
+  const n = result.servers.length;
+  return `${n} server${n === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
 function isServerDescription(result: DescribeResult): result is ServerDescription {

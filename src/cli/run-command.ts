@@ -5,6 +5,7 @@ import { ImageWriter, json, readStream } from './blocks.js';
 import type { CommandHandler } from './context.js';
 import { ProgressLines } from './progress.js';
 import type { RunEntry, RunError } from '../runtime/index.js';
+import { cliWording } from './wording.js';
 
 export const runCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const file = args.positionals[0]!;
@@ -26,9 +27,9 @@ export const runCommand: CommandHandler = async ({ args, io, signal, host }) => 
       }
     });
   };
-  let record;
+  let ran;
   try {
-    record = await (await host()).run(code, {
+    ran = await (await host()).run(code, {
       signal,
       filename: file === '-' ? 'stdin.js' : file,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 }),
@@ -41,6 +42,8 @@ export const runCommand: CommandHandler = async ({ args, io, signal, host }) => 
   } finally {
     progress.clear();
   }
+  // Limits are named by the flags that set them here (--timeout), not the library's option names.
+  const record = ran.error === undefined ? ran : { ...ran, error: { ...ran.error, message: cliWording(ran.error.message) } };
   if (args.json) {
     io.stdout.write(json(record));
     return record.ok ? 0 : 1;
