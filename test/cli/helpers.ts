@@ -1,0 +1,56 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../fixtures/servers.js';
+
+/** The `berry-mcp` command as npm links it (node_modules/.bin/berry-mcp → bin/berry-mcp). */
+export const LAUNCHER = join(PROJECT_ROOT, 'bin', 'berry-mcp');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Each chunk of stdout and when it arrived, in ms since the start. */
+  readonly chunks: readonly { readonly at: number; readonly text: string }[];
+  readonly ms: number;
+}
+
+interface CliOptions {
+  readonly cwd: string;
+  readonly input?: string;
+  readonly env?: Record<string, string>;
+}
+
+function collect(command: string, args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, [...args], {
+      cwd: options.cwd,
+      env: { ...process.env, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const chunks: { at: number; text: string }[] = [];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      chunks.push({ at: performance.now() - started, text: d });
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, chunks, ms: performance.now() - started }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** Runs `berry-mcp ARGS…` through the launcher, with pipes for stdin, stdout and stderr. */
+export function berry(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  return collect(LAUNCHER, args, options);
+}
+
+const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** Runs `berry-mcp ARGS…` on a pseudo-terminal (util-linux `script`): stdout and stderr both arrive as stdout. */
+export function berryOnTty(args: readonly string[], options: CliOptions): Promise<CliResult> {
+  const command = [LAUNCHER, ...args].map(quote).join(' ');
+  return collect('script', ['-qfec', command, '/dev/null'], options);
+}
