@@ -70,7 +70,8 @@ function typed(key: string, text: string, schema: Schema | undefined): unknown {
     }
   }
   if (types.has('string')) return text;
-  throw new UsageError(`${key} needs a ${[...types].join(' or a ')}, got "${text}"`, 'call');
+  const kinds = [...types].map((t) => (/^[aeiou]/.test(t) ? `an ${t}` : `a ${t}`));
+  throw new UsageError(`${key} needs ${kinds.join(' or ')}, got "${text}"`, 'call');
 }
 
 /** A string-typed property keeps the text unless the schema also allows the typed reading. */
