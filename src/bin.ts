@@ -7,7 +7,8 @@ const hasSnapshotFlag =
   process.execArgv.includes('--no-node-snapshot') || (process.env['NODE_OPTIONS'] ?? '').includes('--no-node-snapshot');
 
 // isolated-vm needs Node started with --no-node-snapshot; only `run` uses it, so only it pays the re-exec.
-if (argv[0] === 'run' && !hasSnapshotFlag) {
+// Options may come before the command (`--config x run -`), as bin/berry-mcp also assumes.
+if (argv.includes('run') && !hasSnapshotFlag) {
   const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...argv], {
     stdio: 'inherit',
   });
