@@ -48,7 +48,9 @@ export default async function startup(): Promise<Row[]> {
       run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
     });
     const oneShot = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      berry: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
+      berry: timeProcess(BIN, ['call', 'everything', 'echo', '{"message":"bench"}', '--config', config], 'Echo: bench', { cwd }),
+      // key=value reads the tool's schema first (tools/list) to type the values.
+      keyValue: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
       raw: timeProcess(NODE, [RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
     });
     return [
@@ -61,11 +63,13 @@ export default async function startup(): Promise<Row[]> {
       row(SECTION, 'run text(1) / node -e 0', 'x', pairedRatios(local.run.perRound, local.node.perRound), {
         target: { max: 3, label: '≤ 3×' },
       }),
-      row(SECTION, 'berry-mcp call everything echo (one-shot)', 'ms', oneShot.berry.samples),
+      row(SECTION, "berry-mcp call everything echo '{...}' (one-shot)", 'ms', oneShot.berry.samples),
+      row(SECTION, 'berry-mcp call everything echo message=… (one-shot)', 'ms', oneShot.keyValue.samples),
       row(SECTION, 'raw SDK one-shot script (spawn, call, close)', 'ms', oneShot.raw.samples),
       row(SECTION, 'one-shot call / raw SDK one-shot', 'x', pairedRatios(oneShot.berry.perRound, oneShot.raw.perRound), {
         target: { max: 1, label: '≤ 1.00×' },
       }),
+      row(SECTION, 'one-shot call key=value / raw SDK one-shot', 'x', pairedRatios(oneShot.keyValue.perRound, oneShot.raw.perRound)),
     ];
   } finally {
     remove();
