@@ -20,7 +20,8 @@ interface CliOptions {
   readonly env?: Record<string, string>;
 }
 
-function collect(command: string, args: readonly string[], options: CliOptions): Promise<CliResult> {
+/** Runs any command with pipes, collecting its output. */
+export function runProcess(command: string, args: readonly string[], options: CliOptions): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, [...args], {
@@ -44,7 +45,7 @@ function collect(command: string, args: readonly string[], options: CliOptions):
 
 /** Runs `berry-mcp ARGS…` through the launcher, with pipes for stdin, stdout and stderr. */
 export function berry(args: readonly string[], options: CliOptions): Promise<CliResult> {
-  return collect(LAUNCHER, args, options);
+  return runProcess(LAUNCHER, args, options);
 }
 
 const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
@@ -52,5 +53,5 @@ const quote = (word: string): string => `'${word.replace(/'/g, `'\\''`)}'`;
 /** Runs `berry-mcp ARGS…` on a pseudo-terminal (util-linux `script`): stdout and stderr both arrive as stdout. */
 export function berryOnTty(args: readonly string[], options: CliOptions): Promise<CliResult> {
   const command = [LAUNCHER, ...args].map(quote).join(' ');
-  return collect('script', ['-qfec', command, '/dev/null'], options);
+  return runProcess('script', ['-qfec', command, '/dev/null'], options);
 }
