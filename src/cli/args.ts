@@ -1,4 +1,4 @@
-import { COMMANDS, type CommandName } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import { OPTIONS, type OptionName, type OptionSpec } from './options.js';
 import { didYouMean } from './suggest.js';
 
@@ -149,7 +149,10 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (values.help) return { help: true, command };
   if (values.version) return { version: true };
   if (command === undefined) throw new UsageError('missing command');
-  const spec = COMMANDS[command];
+  const entry: CommandSpec | RawCommandSpec = COMMANDS[command];
+  // main hands a self-parsing command its arguments when it comes first; anywhere else it is a mistake.
+  if (isRawCommand(entry)) throw new UsageError(`put ${command} first: berry-mcp ${entry.usage}`, command);
+  const spec = entry;
   for (const option of Object.keys(values) as OptionName[]) {
     if (!spec.options.includes(option)) throw new UsageError(`${command} does not take --${option}`, command);
   }

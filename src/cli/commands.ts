@@ -1,4 +1,4 @@
-import type { CommandHandler } from './context.js';
+import type { CommandHandler, RawCommandHandler } from './context.js';
 import { HOST_OPTIONS, type OptionName } from './options.js';
 
 export interface CommandSpec {
@@ -16,7 +16,26 @@ export interface CommandSpec {
   readonly load: () => Promise<CommandHandler>;
 }
 
-/** Adding a command is one entry here plus its own `<name>-command.ts`. */
+/**
+ * A command with its own argument parser: main hands it everything after its name, and
+ * `berry-mcp help NAME` becomes `NAME --help`.
+ */
+export interface RawCommandSpec {
+  readonly usage: string;
+  readonly summary: string;
+  readonly loadRaw: () => Promise<RawCommandHandler>;
+}
+
+export function isRawCommand(spec: CommandSpec | RawCommandSpec): spec is RawCommandSpec {
+  return 'loadRaw' in spec;
+}
+
+/**
+ * Adding a command is one entry here plus its own `<name>-command.ts`: a CommandSpec (the table
+ * parses its flags, declared in options.ts) or a RawCommandSpec (it parses its own), e.g.
+ *   serve: { usage: 'serve [--http [HOST:]PORT]', summary: 'code mode as an MCP server',
+ *            loadRaw: async () => (await import('./serve-command.js')).serveCommand },
+ */
 export const COMMANDS = {
   list: {
     usage: 'list [SERVER]',
@@ -60,6 +79,6 @@ export const COMMANDS = {
     options: [...HOST_OPTIONS, 'output', 'help'],
     load: async () => (await import('./typings-command.js')).typingsCommand,
   },
-} as const satisfies Record<string, CommandSpec>;
+} as const satisfies Record<string, CommandSpec | RawCommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -23,3 +23,6 @@ export interface CommandContext {
 }
 
 export type CommandHandler = (ctx: CommandContext) => Promise<number>;
+
+/** A command that parses its own arguments (and answers its own --help): gets what follows its name. */
+export type RawCommandHandler = (argv: readonly string[], io: CliIo) => Promise<number>;

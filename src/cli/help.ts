@@ -1,4 +1,4 @@
-import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import { HOST_OPTIONS, OPTIONS, optionSynopsis, type OptionName } from './options.js';
 import { table } from './render.js';
 
@@ -12,7 +12,7 @@ function optionRows(names: readonly OptionName[]): string[][] {
 /** `berry-mcp help`: every command, then the options they share. */
 export function overviewHelp(): string {
   const commands = table(
-    Object.values(COMMANDS as Record<string, CommandSpec>).map((spec) => [`berry-mcp ${spec.usage}`, spec.summary]),
+    Object.values(COMMANDS as Record<string, CommandSpec | RawCommandSpec>).map((spec) => [`berry-mcp ${spec.usage}`, spec.summary]),
     '  ',
   );
   return [
@@ -28,9 +28,11 @@ export function overviewHelp(): string {
   ].join('\n');
 }
 
-/** `berry-mcp help COMMAND` and `berry-mcp COMMAND -h`. */
+/** `berry-mcp help COMMAND` and `berry-mcp COMMAND -h` (a self-parsing command prints its own). */
 export function commandHelp(name: CommandName): string {
-  const spec: CommandSpec = COMMANDS[name];
+  const entry: CommandSpec | RawCommandSpec = COMMANDS[name];
+  if (isRawCommand(entry)) return `Usage: berry-mcp ${entry.usage}\n\n${entry.summary}. Run \`berry-mcp ${name} --help\` for its options.`;
+  const spec = entry;
   const own = spec.options.filter((o) => !HOST_OPTIONS.includes(o) && o !== 'help');
   const shared = spec.options.filter((o) => HOST_OPTIONS.includes(o) || o === 'help');
   const lines = [`Usage: berry-mcp ${spec.usage}`, '', spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1) + '.', '', spec.details];

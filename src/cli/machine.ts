@@ -25,7 +25,7 @@ export function parseSshTarget(text: string): SshTarget {
 }
 
 /** The machine the command targets: local, or a remote one with --ssh. */
-export async function createCliMachine(args: CliArgs): Promise<Machine> {
+export async function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 'acceptHostKey'>): Promise<Machine> {
   if (args.ssh === undefined) {
     if (args.identity !== undefined) throw new UsageError('--identity needs --ssh');
     if (args.acceptHostKey) throw new UsageError('--accept-host-key needs --ssh');

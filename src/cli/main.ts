@@ -4,7 +4,7 @@ import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs, UsageError, type CliArgs } from './args.js';
-import { COMMANDS } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandSpec, type RawCommandSpec } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
 import { cliWording, serverHint } from './wording.js';
@@ -26,6 +26,8 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
 
 /** Runs one berry-mcp command; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const raw = rawCommand(argv);
+  if (raw !== undefined) return raw.handler(raw.argv, io);
   let args: CliArgs;
   try {
     const parsed = parseCliArgs(argv);
@@ -55,7 +57,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
-    const handler = await COMMANDS[args.command].load();
+    const handler = await (COMMANDS[args.command] as CommandSpec).load();
     return await handler(ctx);
   } catch (error) {
     return await reportError(error, args, io, host);
@@ -64,6 +66,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     process.off('SIGTERM', onSignal);
     await host?.then((h) => h.close(), () => undefined);
   }
+}
+
+/** `serve …` or `help serve` for a command that parses its own arguments. */
+function rawCommand(argv: readonly string[]): { handler: (argv: readonly string[], io: CliIo) => Promise<number>; argv: readonly string[] } | undefined {
+  const help = argv[0] === 'help';
+  const name = help ? argv[1] : argv[0];
+  if (name === undefined || !Object.hasOwn(COMMANDS, name)) return undefined;
+  const spec: CommandSpec | RawCommandSpec = COMMANDS[name as keyof typeof COMMANDS];
+  if (!isRawCommand(spec)) return undefined;
+  return { handler: async (rest, io) => (await spec.loadRaw())(rest, io), argv: help ? ['--help'] : argv.slice(1) };
 }
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
