@@ -129,7 +129,7 @@ async function reportError(error: unknown, args: CliArgs, io: CliIo, host: Promi
     io.stderr.write(`berry-mcp: ${cliWording((error as Error)?.message ?? String(error))}\n`);
     return 1;
   }
-  const message = cliWording(error.message) + (await hint(error.code, args, host));
+  const message = cliWording(error.message) + (await hint(error, args, host));
   if (args.json) {
     io.stdout.write(`${JSON.stringify({ error: { name: error.name, code: error.code, message } }, null, 2)}\n`);
   }
@@ -137,14 +137,22 @@ async function reportError(error: unknown, args: CliArgs, io: CliIo, host: Promi
   return USAGE_CODES.has(error.code) ? 2 : 1;
 }
 
-/** "Did you mean" for a server name the person typed, from the config as read now. */
-async function hint(code: BerryErrorCode, args: CliArgs, host: Promise<Host> | undefined): Promise<string> {
-  const server = args.positionals[0];
-  if (code !== 'MCP_UNKNOWN_SERVER' || host === undefined || server === undefined || args.command === 'run') return '';
+/** "Did you mean" for a server or tool name the person typed, from the config and catalog as they are now. */
+async function hint(error: { code: BerryErrorCode; message: string }, args: CliArgs, host: Promise<Host> | undefined): Promise<string> {
+  const [server, tool] = args.positionals;
+  if (host === undefined || server === undefined || args.command === 'run') return '';
   try {
-    const loaded = await (await host).readConfig();
-    return serverHint(server, loaded.servers.map((s) => s.name));
+    if (error.code === 'MCP_UNKNOWN_SERVER') {
+      const loaded = await (await host).readConfig();
+      return serverHint(server, loaded.servers.map((s) => s.name));
+    }
+    // A message that already puts the closest names first needs no more.
+    if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/closest|did you mean/i.test(error.message)) {
+      const tools = await (await host).withServer(server, (connection) => connection.listTools());
+      return serverHint(tool, tools.map((t) => t.name));
+    }
   } catch {
-    return '';
+    // No hint then: the error itself still stands.
   }
+  return '';
 }

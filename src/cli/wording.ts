@@ -19,7 +19,7 @@ export function cliWording(message: string): string {
   return text;
 }
 
-/** ` Did you mean "docs"?` for a server name that is not configured. */
+/** ` Did you mean "docs"?` for a server or tool name that does not exist. */
 export function serverHint(name: string, configured: readonly string[]): string {
   return didYouMean(name, configured);
 }

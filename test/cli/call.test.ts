@@ -79,6 +79,15 @@ describe('berry-mcp call, list and errors (as a person runs them)', function () 
     assert.equal(existsSync(join(tmp.dir, 'nope.json')), false);
   });
 
+  it('an unknown tool gets "did you mean" from the catalog, for describe and for call', async () => {
+    const describe = await berry(['describe', 'everything', 'ech', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(describe.code, 2);
+    assert.match(describe.stderr, /no tool "ech"\..* Did you mean "echo"\? \[MCP_UNKNOWN_TOOL\]\n$/);
+    const call = await berry(['call', 'everything', 'ech', 'message=x', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(call.code, 2);
+    assert.equal(call.stderr.match(/Did you mean "echo"\?/g)?.length, 1, call.stderr);
+  });
+
   it('an unknown server gets "did you mean" from the config', async () => {
     const result = await berry(['call', 'everythin', 'echo', 'message=x', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(result.code, 2);
