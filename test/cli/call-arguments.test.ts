@@ -73,3 +73,16 @@ describe('closest names', () => {
     assert.deepEqual(closest('zzzz', ['list', 'call']), []);
   });
 });
+
+describe('CLI wording', () => {
+  it('names the flags a person typed instead of library options', async () => {
+    const { cliWording } = await import('../../src/cli/wording.js');
+    assert.equal(
+      cliWording('The script did not finish within its time limit of 1500 ms (timeoutMs), time awaiting tools included. Do less in one run, or raise the limit.'),
+      'The script did not finish within its time limit of 1.5 s (--timeout), time awaiting tools included. Do less in one run, or raise it.',
+    );
+    assert.match(cliWording('memory limit of 64 MB (memoryLimitMb)'), /\(--memory\)/);
+    assert.match(cliWording('or set acceptUnknownHostKey: true to trust it'), /or pass --accept-host-key to trust it/);
+    assert.match(cliWording('Refusing to connect; acceptUnknownHostKey does not override this.'), /--accept-host-key does not override/);
+  });
+});

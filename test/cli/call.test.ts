@@ -88,6 +88,13 @@ describe('berry-mcp call, list and errors (as a person runs them)', function () 
     assert.equal(call.stderr.match(/Did you mean "echo"\?/g)?.length, 1, call.stderr);
   });
 
+  it('SSH messages name the flags (--identity), not the library options (identityFile)', async () => {
+    const result = await berry(['list', '--ssh', 'nobody@127.0.0.1:1'], { cwd: tmp.dir, env: { HOME: tmp.dir, SSH_AUTH_SOCK: '' } });
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /no credentials to offer: pass --identity FILE/);
+    assert.doesNotMatch(result.stderr, /identityFile/);
+  });
+
   it('an unknown server gets "did you mean" from the config', async () => {
     const result = await berry(['call', 'everythin', 'echo', 'message=x', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(result.code, 2);
