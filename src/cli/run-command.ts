@@ -38,10 +38,14 @@ export const runCommand: CommandHandler = async ({ args, io, signal, host }) => 
       onCallEnd: (c) => progress.remove(c.call),
       ...(args.json ? {} : { onOutput: stream }),
     });
-    await printing;
+  } catch (error) {
+    // The run's own failure is the one to report; a failed image write must not go unhandled.
+    printing.catch(() => {});
+    throw error;
   } finally {
     progress.clear();
   }
+  await printing;
   // Limits are named by the flags that set them here (--timeout), not the library's option names.
   const record = ran.error === undefined ? ran : { ...ran, error: { ...ran.error, message: cliWording(ran.error.message) } };
   if (args.json) {
