@@ -2,11 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
-
-export interface OutputBlock {
-  readonly text?: string;
-  readonly image?: { readonly data: string; readonly mimeType: string };
-}
+import type { RenderedBlock } from './render.js';
 
 /** Where images go: --out, else one folder per run under the temp dir, named by time and pid. */
 export class ImageWriter {
@@ -36,7 +32,7 @@ export class ImageWriter {
 }
 
 /** Text as is (one trailing newline), images written to files and named by path. */
-export async function renderBlocks(blocks: readonly OutputBlock[], images: ImageWriter): Promise<string> {
+export async function renderBlocks(blocks: readonly RenderedBlock[], images: ImageWriter): Promise<string> {
   let text = '';
   for (const block of blocks) {
     if (block.text !== undefined) {
