@@ -3,7 +3,7 @@ import type { Host, HostOptions } from '../host.js';
 import type { CliArgs } from './args.js';
 
 export interface CliIo {
-  readonly stdin: Readable;
+  readonly stdin: Readable & { isTTY?: boolean };
   readonly stdout: Writable & { isTTY?: boolean; columns?: number };
   readonly stderr: Writable & { isTTY?: boolean; columns?: number };
   readonly cwd: string;

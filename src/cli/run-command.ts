@@ -9,6 +9,8 @@ import { cliWording } from './wording.js';
 
 export const runCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const file = args.positionals[0]!;
+  // `run -` typed at a terminal waits for the script: say so rather than seem to hang.
+  if (file === '-' && io.stdin.isTTY) io.stderr.write('berry-mcp: reading the script from the terminal; end it with Ctrl-D\n');
   const code = file === '-' ? await readStream(io.stdin) : await readScript(resolve(io.cwd, file), file);
   const progress = new ProgressLines(io.stderr);
   const images = new ImageWriter(args.out, io.cwd);

@@ -17,6 +17,8 @@ export interface CliResult {
 interface CliOptions {
   readonly cwd: string;
   readonly input?: string;
+  /** Type the input as a person would: each piece after this many ms (a terminal needs the pause). */
+  readonly typed?: readonly string[];
   readonly env?: Record<string, string>;
 }
 
@@ -39,7 +41,21 @@ export function runProcess(command: string, args: readonly string[], options: Cl
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr, chunks, ms: performance.now() - started }));
-    child.stdin.end(options.input ?? '');
+    if (options.typed === undefined) {
+      child.stdin.end(options.input ?? '');
+      return;
+    }
+    const pieces = [...options.typed];
+    const typeNext = (): void => {
+      const piece = pieces.shift();
+      if (piece === undefined) return;
+      setTimeout(() => {
+        if (!child.stdin.destroyed) child.stdin.write(piece);
+        typeNext();
+      }, 500);
+    };
+    typeNext();
+    child.on('close', () => child.stdin.destroy());
   });
 }
 

@@ -55,6 +55,13 @@ describe('berry-mcp run (as a person runs it)', function () {
     assert.match(tail, /^done\r?\n$/);
   });
 
+  it('run - at a terminal says it is reading the script, which ends with Ctrl-D', async () => {
+    const result = await berryOnTty(['run', '-', '--config', 'mcp.json'], { cwd: tmp.dir, typed: ['text(4)\n', '\x04'] });
+    assert.equal(result.code, 0, result.stdout);
+    assert.match(result.stdout, /^berry-mcp: reading the script from the terminal; end it with Ctrl-D\r?\n/);
+    assert.match(result.stdout, /\n4\r?\n$/);
+  });
+
   it('on a pipe, prints no progress at all', async () => {
     const result = await berry(['run', 'two.js', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(result.code, 0);
