@@ -36,6 +36,7 @@ const SECTIONS: readonly Section[] = [
   { id: '10', title: '10 serve', load: async () => (await import('./serve.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '11', title: '11 large results', load: async () => (await import('./large-results.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '12', title: '12 soak', load: async () => (await import('./soak.js')).default, failure: 'error', timeoutMs: 600_000 },
+  { id: '13', title: '13 start-up', load: async () => (await import('./startup.js')).default, failure: 'error', timeoutMs: 180_000 },
 ];
 
 interface SectionReport {

@@ -7,13 +7,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'dist/src/bin.js');
+// The launcher that `npx berry-mcp` runs (bin/berry-mcp).
+const bin = join(root, 'bin/berry-mcp');
 mkdirSync(join(homedir(), '.cache'), { recursive: true });
 
 const steps = [
   ['list'],
   ['call', 'everything', 'echo', '{"message":"hello from berry-mcp"}'],
-  ['call', 'everything', 'get-sum', '{"a":2,"b":40}'],
+  ['call', 'everything', 'get-sum', 'a=2', 'b=40'],
   ['call', 'files', 'list_directory', '{"path":"."}'],
   ['call', 'memory', 'create_entities', '{"entities":[{"name":"berry-mcp","entityType":"project","observations":["runs MCP from scripts"]}]}'],
   ['call', 'memory', 'search_nodes', '{"query":"berry"}'],
@@ -24,7 +25,7 @@ const steps = [
 let failed = 0;
 for (const step of steps) {
   process.stdout.write(`\n$ berry-mcp ${step.map((a) => (/[\s{"]/.test(a) ? `'${a}'` : a)).join(' ')} --config examples/mcp.json\n`);
-  const result = spawnSync(process.execPath, [bin, ...step, '--config', 'examples/mcp.json'], { cwd: root, stdio: 'inherit' });
+  const result = spawnSync(bin, [...step, '--config', 'examples/mcp.json'], { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
     failed++;
     process.stdout.write(`(exit status ${result.status})\n`);

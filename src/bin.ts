@@ -7,8 +7,10 @@ const argv = process.argv.slice(2);
 const hasSnapshotFlag =
   process.execArgv.includes('--no-node-snapshot') || (process.env['NODE_OPTIONS'] ?? '').includes('--no-node-snapshot');
 
-// isolated-vm needs Node started with --no-node-snapshot; only `run` and `serve` use it, so only they pay the re-exec.
-if ((argv[0] === 'run' || argv[0] === 'serve') && !hasSnapshotFlag) {
+// isolated-vm needs Node started with --no-node-snapshot; only `run` and `serve` use it, so only they pay
+// the re-exec (bin/berry-mcp, the installed command, starts Node with the flag itself). Options may
+// come before the command (`--config x run -`), as bin/berry-mcp also assumes.
+if ((argv.includes('run') || argv.includes('serve')) && !hasSnapshotFlag) {
   // fd 3 is a pipe this process holds open: its end tells the child that we are gone, even by SIGKILL.
   // Few malloc arenas: each isolate thread would otherwise keep its own, and RSS stays tens of MB
   // above what a run used (measured: 55 → 20 MB after 22 memory-limited runs).

@@ -1,5 +1,5 @@
 import { createMcpHost, type McpHost, type McpHostOptions } from './bindings/index.js';
-import { runScript, type RunEntry, type RunRecord } from './runtime/index.js';
+import { runScript, type RunEntry, type RunProgress, type RunRecord } from './runtime/index.js';
 
 export interface RunOptions {
   /** Wall-clock limit for the whole run, tool calls included. @default 300000 */
@@ -10,7 +10,10 @@ export interface RunOptions {
   readonly outputLimitBytes?: number;
   /** Aborting ends the run and cancels its in-flight calls on their servers. */
   readonly signal?: AbortSignal;
-  readonly onProgress?: (event: { fn: string; progress: number; total?: number; message?: string }) => void;
+  /** Progress of the script's calls; `label` is `server/tool`. */
+  readonly onProgress?: (event: RunProgress) => void;
+  /** A call that reported progress has ended. */
+  readonly onCallEnd?: (call: { readonly fn: string; readonly call: number }) => void;
   /** File name used in error positions. @default 'script.js' */
   readonly filename?: string;
   /** Each text/image output and log entry as the script makes it (for streaming). */
@@ -34,7 +37,7 @@ export function createHost(options: HostOptions = {}): Host {
         mcp_list: (args, context) => mcp.list(args as never, { signal: context.signal }),
         mcp_describe: (args, context) => mcp.describe(args as never, { signal: context.signal }),
         mcp_call: (args, context) =>
-          mcp.call(args as never, { signal: context.signal, onProgress: (p) => context.onProgress(p) }),
+          mcp.call(args as never, { signal: context.signal, onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }) }),
         mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal }),
         mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal }),
       },

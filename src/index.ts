@@ -27,4 +27,4 @@ export {
   isBerryError,
 } from './errors.js';
 export type { BerryErrorCode } from './errors.js';
-export type { RunEntry, RunLog, RunOutput, RunRecord } from './runtime/index.js';
+export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';

@@ -1,7 +1,11 @@
 import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
-import { LocalMachine, MAX_LINE_LIMIT, type Machine } from '../remote/index.js';
+// Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
+// which a host that never connects (a script that calls no tool, --help) should not pay for.
+import { LocalMachine } from '../remote/local-machine.js';
+import { MAX_LINE_LIMIT } from '../remote/line-reader.js';
+import type { Machine } from '../remote/index.js';
 import { checkApproval, type ApproveCall } from './approval.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
@@ -23,7 +27,7 @@ import type {
   ReadResult,
   ServerStatus,
 } from './contract.js';
-import { ServerConnection } from './connection.js';
+import type { ServerConnection } from './connection.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -225,8 +229,9 @@ class Host implements McpHost {
     return this.#pool.use(
       this.#key(prepared.lifetime, config),
       prepared.scope,
-      (connectSignal) =>
-        ServerConnection.open({
+      // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
+      async (connectSignal) =>
+        (await import('./connection.js')).ServerConnection.open({
           machine: this.machine,
           config,
           log: this.#log,

@@ -1,34 +1,14 @@
-import { parseArgs } from 'node:util';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { OPTIONS, type OptionName, type OptionSpec } from './options.js';
+import { didYouMean } from './suggest.js';
 
-export const USAGE = `Usage:
-  berry-mcp list [SERVER]                 every configured server, its status and tools
-  berry-mcp describe SERVER [TOOL]        a tool's schema, or a server's whole catalog
-  berry-mcp call SERVER TOOL [JSON]       call a tool (arguments as JSON, default {})
-  berry-mcp run FILE|-                    run a script in the sandbox (stdin when -)
-  berry-mcp typings [-o FILE]             .d.ts for the configured servers
-  berry-mcp serve [--http [HOST:]PORT]    code mode as an MCP server (serve --help for its options)
-
-Common options:
-  --config PATH         mcp.json to read (default ~/.config/berry/mcp.json on the target machine)
-  --cwd DIR             working directory on the target machine (default: the current one)
-  --ssh [USER@]HOST[:PORT]  run against a remote machine over SSH
-  --identity FILE       SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)
-  --accept-host-key     trust an SSH host key missing from ~/.ssh/known_hosts (a changed key is always refused)
-  --json                print exactly the value a script would receive
-  --verbose             stream server stderr and connection lifecycle to stderr
-Run options:
-  --timeout SECONDS     wall-clock limit of the run (default 300)
-  --memory MB           isolate memory limit (default 128)
-  --out DIR             where images are written (default: a new temp dir)
-
-Exit status: 0 success; 1 the script failed or a tool returned isError; 2 bad usage, bad config,
-or a server that could not be reached.`;
-
-export type Command = 'list' | 'describe' | 'call' | 'run' | 'typings';
+export type OptionValue = string | boolean | readonly string[];
 
 export interface CliArgs {
-  readonly command: Command;
+  readonly command: CommandName;
   readonly positionals: readonly string[];
+  /** Every flag given, by long name; check with the command's own option list. */
+  readonly values: Readonly<Partial<Record<OptionName, OptionValue>>>;
   readonly config: string | undefined;
   readonly cwd: string | undefined;
   readonly ssh: string | undefined;
@@ -42,73 +22,157 @@ export interface CliArgs {
   readonly output: string | undefined;
 }
 
-export class UsageError extends Error {}
+export type ParsedArgs =
+  | CliArgs
+  | { readonly help: true; readonly command: CommandName | undefined }
+  | { readonly version: true };
 
-const ARITY: Record<Command, readonly [number, number]> = {
-  list: [0, 1],
-  describe: [1, 2],
-  call: [2, 3],
-  run: [1, 1],
-  typings: [0, 0],
-};
+/** Bad usage: one line, then "see `berry-mcp help COMMAND`". */
+export class UsageError extends Error {
+  readonly command: CommandName | undefined;
+  constructor(message: string, command?: CommandName) {
+    super(message);
+    this.name = 'UsageError';
+    this.command = command;
+  }
+}
 
-function positiveNumber(flag: string, value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
+const SHORT = new Map<string, OptionName>(
+  Object.entries(OPTIONS as Record<string, OptionSpec>).flatMap(([name, spec]) =>
+    spec.short === undefined ? [] : [[spec.short, name as OptionName] as const],
+  ),
+);
+
+function isCommand(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+function unknownCommand(name: string): UsageError {
+  return new UsageError(`unknown command "${name}".${didYouMean(name, Object.keys(COMMANDS))}`);
+}
+
+/** Splits argv into flags and positionals; flags may come anywhere, `--` ends them. */
+function tokenize(argv: readonly string[]): { values: Partial<Record<OptionName, OptionValue>>; positionals: string[] } {
+  const values: Partial<Record<OptionName, OptionValue>> = {};
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (token === '-' || !token.startsWith('-')) {
+      positionals.push(token);
+      continue;
+    }
+    let name: string;
+    let inline: string | undefined;
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=');
+      name = eq === -1 ? token.slice(2) : token.slice(2, eq);
+      inline = eq === -1 ? undefined : token.slice(eq + 1);
+    } else {
+      const long = SHORT.get(token.slice(1, 2));
+      if (long === undefined || token.length > 2) {
+        throw new UsageError(`unknown option "${token}".${didYouMean(token, [...SHORT.keys()].map((s) => `-${s}`))}`);
+      }
+      name = long;
+    }
+    if (!Object.hasOwn(OPTIONS, name)) {
+      throw new UsageError(`unknown option "--${name}".${didYouMean(name, Object.keys(OPTIONS), (n) => `--${n}`)}`);
+    }
+    const spec: OptionSpec = OPTIONS[name as OptionName];
+    const flag = token.startsWith('--') ? `--${name}` : token;
+    let value: string | boolean;
+    if (spec.type === 'boolean') {
+      if (inline !== undefined) throw new UsageError(`${flag} takes no value`);
+      value = true;
+    } else if (inline !== undefined) {
+      value = inline;
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || (next.startsWith('-') && next !== '-')) throw new UsageError(`${flag} needs a value (${spec.arg ?? 'VALUE'})`);
+      value = next;
+      i++;
+    }
+    const key = name as OptionName;
+    if (spec.multiple) values[key] = [...((values[key] as readonly string[] | undefined) ?? []), value as string];
+    else values[key] = value;
+  }
+  return { values, positionals };
+}
+
+function numberFlag(flag: string, value: OptionValue | undefined, command: CommandName, min: number, max: number, unit: string): number | undefined {
+  if (typeof value !== 'string') return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} needs a positive number, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`${flag} needs a number of ${unit} from ${min} to ${max}, got "${value}"`, command);
+  }
   return n;
 }
 
-/** Returns undefined for --help (the caller prints USAGE). */
-export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'version' {
-  let parsed;
+/** The runtime's own bounds: a timer can wait at most 2^31-1 ms; isolated-vm needs 8 MB. */
+const MAX_TIMEOUT_SECONDS = 2_147_483;
+const MIN_MEMORY_MB = 8;
+const MAX_MEMORY_MB = 65_536;
+
+function wholeNumber(flag: string, n: number | undefined, command: CommandName): number | undefined {
+  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${flag} needs a whole number of MB, got ${n}`, command);
+  return n;
+}
+
+function str(value: OptionValue | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  // `help run` and `run --help` are the same; parse leniently enough to find the command first.
+  if (argv[0] === 'help') {
+    const topic = argv[1];
+    if (topic === undefined || topic.startsWith('-')) return { help: true, command: undefined };
+    if (!isCommand(topic)) throw unknownCommand(topic);
+    return { help: true, command: topic };
+  }
+  let tokens;
   try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string' },
-        cwd: { type: 'string' },
-        ssh: { type: 'string' },
-        identity: { type: 'string' },
-        'accept-host-key': { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', short: 'v', default: false },
-        timeout: { type: 'string' },
-        memory: { type: 'string' },
-        out: { type: 'string' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', default: false },
-      },
-    });
+    tokens = tokenize(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    // Point the reader at the command's own help when the command is already known.
+    const named = argv.find((token) => isCommand(token));
+    if (error instanceof UsageError && named !== undefined) throw new UsageError(error.message, named as CommandName);
+    throw error;
   }
-  const { values, positionals } = parsed;
-  if (values.help) return 'help';
-  if (values.version) return 'version';
-  const [command, ...rest] = positionals;
+  const { values, positionals } = tokens;
+  const [name, ...rest] = positionals;
+  if (name !== undefined && !isCommand(name)) throw unknownCommand(name);
+  const command = name as CommandName | undefined;
+  if (values.help) return { help: true, command };
+  if (values.version) return { version: true };
   if (command === undefined) throw new UsageError('missing command');
-  if (!(command in ARITY)) throw new UsageError(`unknown command "${command}"`);
-  const [min, max] = ARITY[command as Command];
-  if (rest.length < min || rest.length > max) {
-    throw new UsageError(`"${command}" takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${rest.length}`);
+  const entry: CommandSpec | RawCommandSpec = COMMANDS[command];
+  // main hands a self-parsing command its arguments when it comes first; anywhere else it is a mistake.
+  if (isRawCommand(entry)) throw new UsageError(`put ${command} first: berry-mcp ${entry.usage}`, command);
+  const spec = entry;
+  for (const option of Object.keys(values) as OptionName[]) {
+    if (!spec.options.includes(option)) throw new UsageError(`${command} does not take --${option}`, command);
   }
+  const [min, max] = spec.arity;
+  if (rest.length < min) throw new UsageError(`${command} needs ${spec.usage.split(' ').slice(1, 1 + min).join(' ')}`, command);
+  if (rest.length > max) throw new UsageError(`${command} takes at most ${max} argument(s), got ${rest.length}: ${rest.join(' ')}`, command);
   return {
-    command: command as Command,
+    command,
     positionals: rest,
-    config: values.config,
-    cwd: values.cwd,
-    ssh: values.ssh,
-    identity: values.identity,
-    acceptHostKey: values['accept-host-key'] ?? false,
-    json: values.json ?? false,
-    verbose: values.verbose ?? false,
-    timeoutSeconds: positiveNumber('--timeout', values.timeout),
-    memoryMb: positiveNumber('--memory', values.memory),
-    out: values.out,
-    output: values.output,
+    values,
+    config: str(values.config),
+    cwd: str(values.cwd),
+    ssh: str(values.ssh),
+    identity: str(values.identity),
+    acceptHostKey: values['accept-host-key'] === true,
+    json: values.json === true,
+    verbose: values.verbose === true,
+    timeoutSeconds: numberFlag('--timeout', values.timeout, command, 0.001, MAX_TIMEOUT_SECONDS, 'seconds'),
+    memoryMb: wholeNumber('--memory', numberFlag('--memory', values.memory, command, MIN_MEMORY_MB, MAX_MEMORY_MB, 'MB'), command),
+    out: str(values.out),
+    output: str(values.output),
   };
 }

@@ -1,4 +1,6 @@
-import { LocalMachine, SshMachine, type Machine } from '../remote/index.js';
+import type { Machine } from '../remote/index.js';
+// Not the remote face: it loads the MCP transports and ssh2, which a local run does not need.
+import { LocalMachine } from '../remote/local-machine.js';
 import { UsageError, type CliArgs } from './args.js';
 
 export interface SshTarget {
@@ -23,13 +25,14 @@ export function parseSshTarget(text: string): SshTarget {
 }
 
 /** The machine the command targets: local, or a remote one with --ssh. */
-export function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 'acceptHostKey'>): Machine {
+export async function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 'acceptHostKey'>): Promise<Machine> {
   if (args.ssh === undefined) {
     if (args.identity !== undefined) throw new UsageError('--identity needs --ssh');
     if (args.acceptHostKey) throw new UsageError('--accept-host-key needs --ssh');
     return new LocalMachine();
   }
   const target = parseSshTarget(args.ssh);
+  const { SshMachine } = await import('../remote/ssh-machine.js');
   return new SshMachine({
     host: target.host,
     ...(target.port === undefined ? {} : { port: target.port }),

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { CallResult, DescribeResult, ListResult, ServerDescription } from '../bindings/index.js';
 import { terminalSafe } from './terminal-safe.js';
 
@@ -30,7 +31,19 @@ function listText(result: ListResult): string {
       blocks.push(`${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`);
     }
   }
-  return `${blocks.join('\n\n')}\n\n(config: ${result.configPath})`;
+  return `${blocks.join('\n\n')}\n\n${summaryLine(result)} (config: ${result.configPath})`;
+}
+
+/** `3 servers: 1 connected, 2 errors`. */
+function summaryLine(result: ListResult): string {
+  const count = (status: string): number => result.servers.filter((s) => s.status === status).length;
+  const parts = [`${count('connected')} connected`];
+  const errors = count('error');
+  const disabled = count('disabled');
+  if (errors > 0) parts.push(`${errors} error${errors === 1 ? '' : 's'}`);
+  if (disabled > 0) parts.push(`${disabled} disabled`);
+  const n = result.servers.length;
+  return `${n} server${n === 1 ? '' : 's'}: ${parts.join(', ')}`;
 }
 
 function isServerDescription(result: DescribeResult): result is ServerDescription {
@@ -87,10 +100,26 @@ export function callBlocks(result: CallResult): RenderedBlock[] {
     else if (block.type === 'image') blocks.push({ image: { data: block.data, mimeType: block.mimeType } });
     else blocks.push({ text: terminalSafe(JSON.stringify(block, null, 2)) });
   }
-  if (result.structuredContent !== undefined && blocks.every((b) => b.text === undefined)) {
+  if (result.structuredContent !== undefined && !repeatsContent(result)) {
     blocks.push({ text: terminalSafe(JSON.stringify(result.structuredContent, null, 2)) });
   }
   return blocks;
+}
+
+/** structuredContent adds nothing when a text block is the same JSON or it only carries the content's images again. */
+function repeatsContent(result: CallResult): boolean {
+  const structured = result.structuredContent;
+  const content = result.content ?? [];
+  const serialized = JSON.stringify(structured);
+  return content.some((block) => {
+    if (block.type === 'image' || block.type === 'audio') return block.data.length > 0 && serialized.includes(block.data);
+    if (block.type !== 'text') return false;
+    try {
+      return isDeepStrictEqual(JSON.parse(block.text), structured);
+    } catch {
+      return false;
+    }
+  });
 }
 
 function indentLines(text: string, indent: string): string {

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import type { HostCallContext, HostFunction, HostProgress, RunScriptOptions } from './types.js';
+import type { HostCallContext, HostFunction, HostProgress, RunProgress, RunScriptOptions } from './types.js';
 
 /** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
 export interface ErrorShape {
@@ -24,15 +24,22 @@ export const ARGUMENT_TOO_LARGE = 'MCP_INVALID_ARGUMENT';
 export class HostBridge {
   readonly #functions: Readonly<Record<string, HostFunction>>;
   readonly #onProgress: RunScriptOptions['onProgress'];
+  readonly #onCallEnd: RunScriptOptions['onCallEnd'];
   /** The run's: every call's signal, aborted when the run ends. One per run, not per call. */
   readonly #controller = new AbortController();
   #closed: (() => Error) | undefined;
   readonly #maxArgumentBytes: number;
   #calls = 0;
 
-  constructor(functions: Readonly<Record<string, HostFunction>>, onProgress: RunScriptOptions['onProgress'], maxArgumentBytes = Infinity) {
+  constructor(
+    functions: Readonly<Record<string, HostFunction>>,
+    onProgress: RunScriptOptions['onProgress'],
+    onCallEnd?: RunScriptOptions['onCallEnd'],
+    maxArgumentBytes = Infinity,
+  ) {
     this.#functions = functions;
     this.#onProgress = onProgress;
+    this.#onCallEnd = onCallEnd;
     this.#maxArgumentBytes = maxArgumentBytes;
   }
 
@@ -61,8 +68,7 @@ export class HostBridge {
     } catch (error) {
       return errorEnvelope({ name: 'TypeError', message: `tools.${name}(): arguments are not valid JSON (${messageOf(error)})` });
     }
-    this.#calls++;
-    const call = { settled: false };
+    const call = { id: ++this.#calls, settled: false, reported: false };
     const context: HostCallContext = { signal: this.#controller.signal, onProgress: this.#progressFor(name as string, call) };
     try {
       return okEnvelope(name as string, await fn(args, context));
@@ -70,8 +76,17 @@ export class HostBridge {
       return errorEnvelope(shapeHostError(error));
     } finally {
       call.settled = true;
+      if (call.reported) this.#callEnded(name as string, call.id);
     }
   };
+
+  #callEnded(fn: string, id: number): void {
+    try {
+      this.#onCallEnd?.({ fn, call: id });
+    } catch {
+      // A failing listener must not fail the call.
+    }
+  }
 
   /** Aborts every call still in flight with `reason()`; calls arriving later are refused with it. */
   close(reason: () => Error): void {
@@ -80,14 +95,16 @@ export class HostBridge {
     this.#controller.abort(reason());
   }
 
-  #progressFor(fn: string, call: { readonly settled: boolean }): (p: HostProgress) => void {
+  #progressFor(fn: string, call: { readonly id: number; readonly settled: boolean; reported: boolean }): (p: HostProgress) => void {
     const listener = this.#onProgress;
     if (listener === undefined) return noProgress;
     return (p) => {
       if (call.settled || this.#closed !== undefined || typeof p !== 'object' || p === null) return;
-      const event: { fn: string; progress: number; total?: number; message?: string } = { fn, progress: p.progress };
+      const event: { -readonly [K in keyof RunProgress]: RunProgress[K] } = { fn, call: call.id, progress: p.progress };
+      if (typeof p.label === 'string') event.label = p.label;
       if (p.total !== undefined) event.total = p.total;
       if (p.message !== undefined) event.message = p.message;
+      call.reported = true;
       try {
         listener(event);
       } catch {

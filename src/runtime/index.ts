@@ -13,6 +13,7 @@ export type {
   RunLog,
   RunLogLevel,
   RunOutput,
+  RunProgress,
   RunRecord,
   RunScriptOptions,
 } from './types.js';

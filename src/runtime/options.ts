@@ -25,6 +25,7 @@ export interface NormalizedRunOptions {
   readonly signal: AbortSignal | undefined;
   readonly onProgress: RunScriptOptions['onProgress'];
   readonly onOutput: RunScriptOptions['onOutput'];
+  readonly onCallEnd: RunScriptOptions['onCallEnd'];
   readonly filename: string;
 }
 
@@ -46,6 +47,10 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
   if (onOutput !== undefined && typeof onOutput !== 'function') {
     throw new TypeError(`options.onOutput must be a function, got ${describe(onOutput)}`);
   }
+  const onCallEnd = options.onCallEnd;
+  if (onCallEnd !== undefined && typeof onCallEnd !== 'function') {
+    throw new TypeError(`options.onCallEnd must be a function, got ${describe(onCallEnd)}`);
+  }
   const filename = options.filename ?? DEFAULT_FILENAME;
   if (typeof filename !== 'string' || filename === '' || filename.length > 1024 || /[\u0000-\u001f]/.test(filename)) {
     throw new TypeError(`options.filename must be a non-empty single-line string, got ${describe(filename)}`);
@@ -60,6 +65,7 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
     signal,
     onProgress,
     onOutput,
+    onCallEnd,
     filename,
   };
 }

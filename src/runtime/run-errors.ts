@@ -1,4 +1,5 @@
 import type { RunError } from './types.js';
+import { findUnclosed } from './unclosed.js';
 
 /** Run-ending conditions the runtime detects itself (as opposed to something the script threw). */
 export type LimitCode = 'SCRIPT_TIMEOUT' | 'SCRIPT_MEMORY_LIMIT' | 'SCRIPT_ABORTED';
@@ -53,20 +54,41 @@ export function thrownError(shape: ThrownShape, filename: string): RunError {
   const message = typeof shape.message === 'string' ? shape.message : String(shape.message);
   const code = typeof shape.code === 'string' ? shape.code : 'SCRIPT_ERROR';
   const position = typeof shape.frames === 'string' ? positionIn(shape.frames, filename) : undefined;
-  return { name, message, code, ...position };
+  const stack = typeof shape.frames === 'string' ? ownFrames(shape.frames, filename) : undefined;
+  return { name, message, code, ...position, ...(stack === undefined ? {} : { stack }) };
 }
 
 /**
  * A compile error from isolated-vm: its message ends in " [file:line:column]", already in the
- * user's numbering thanks to lineOffset.
+ * user's numbering thanks to lineOffset. A position past the script's last line is in the wrapper
+ * around it: the script left something open, so say what, at the script's last real line.
  */
-export function compileError(error: unknown, filename: string): RunError {
+export function compileError(error: unknown, filename: string, code: string): RunError {
   const name = error instanceof Error ? error.name : 'SyntaxError';
   let message = error instanceof Error ? error.message : String(error);
   const suffix = / \[(.*):(\d+):(\d+)\]$/.exec(message);
   if (suffix === null || suffix[1] !== filename) return { name, message, code: 'SCRIPT_ERROR' };
   message = message.slice(0, suffix.index);
-  return { name, message, code: 'SCRIPT_ERROR', line: Number(suffix[2]), column: Number(suffix[3]) };
+  const line = Number(suffix[2]);
+  const lines = code.split('\n');
+  if (line <= lines.length && !(line === lines.length && lines[line - 1]!.trim() === '')) {
+    return { name, message, code: 'SCRIPT_ERROR', line, column: Number(suffix[3]) };
+  }
+  let last = lines.length;
+  while (last > 1 && lines[last - 1]!.trim() === '') last--;
+  const open = findUnclosed(code);
+  const why = open === undefined ? message : `${open.what} opened at line ${open.line} is not closed`;
+  return { name, message: `unexpected end of script: ${why}`, code: 'SCRIPT_ERROR', line: last, column: lines[last - 1]!.length + 1 };
+}
+
+/** The script's own frames of a stack, innermost first: "at f (script.js:2:8)", one a line. */
+export function ownFrames(frames: string, filename: string): string | undefined {
+  const own = frames
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.startsWith('at ') && positionIn(`\n    ${l}`, filename) !== undefined)
+    .slice(0, 50);
+  return own.length === 0 ? undefined : own.join('\n');
 }
 
 /** The first stack frame in the user's file: "at fn (file:3:7)" or "at file:3:7". */

@@ -55,7 +55,7 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
   }
   const ivm = await loadIsolatedVm();
   const started = performance.now();
-  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.maxArgumentBytes);
+  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.onCallEnd, normalized.maxArgumentBytes);
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   let outcome: Outcome;
   if (normalized.signal?.aborted) {
@@ -112,7 +112,7 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     script = compileUserScript(isolate, code, options.filename);
   } catch (error) {
     if (isolate.isDisposed) throw error;
-    return { ok: false, error: compileError(error, options.filename) };
+    return { ok: false, error: compileError(error, options.filename, code) };
   }
   const context = createSandboxContext(ivm, isolate, bridge, outputs, {
     names: options.names,

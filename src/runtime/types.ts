@@ -8,6 +8,19 @@ export interface HostProgress {
   readonly progress: number;
   readonly total?: number;
   readonly message?: string;
+  /** What the call is, for a person watching (e.g. `server/tool`); passed on to onProgress. */
+  readonly label?: string;
+}
+
+/** A progress event of a run: which call (numbered in the run) of which function. */
+export interface RunProgress {
+  readonly fn: string;
+  /** 1 for the run's first host call, 2 for the second… */
+  readonly call: number;
+  readonly label?: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** What a host function receives besides its arguments. */
@@ -46,7 +59,9 @@ export interface RunScriptOptions {
   /** Aborting it ends the run with SCRIPT_ABORTED and aborts the host calls in flight. */
   readonly signal?: AbortSignal;
   /** Called for progress reported by host functions while they run. */
-  readonly onProgress?: (p: { fn: string; progress: number; total?: number; message?: string }) => void;
+  readonly onProgress?: (p: RunProgress) => void;
+  /** Called when a call that reported progress ends, so its progress display can go. */
+  readonly onCallEnd?: (call: { readonly fn: string; readonly call: number }) => void;
   /** Name used in error positions, e.g. the script's file name. @default 'script.js' */
   readonly filename?: string;
   /** Called with each output and log entry as the script makes it (after budgeting), for streaming. */
@@ -75,6 +90,8 @@ export interface RunError {
   readonly line?: number;
   /** 1-based column in the script, when known. */
   readonly column?: number;
+  /** The script's own stack frames, innermost first, one a line (`at f (script.js:2:8)`), when it threw an Error. */
+  readonly stack?: string;
 }
 
 export interface RunRecord {

@@ -70,7 +70,33 @@ describe('HostBridge', () => {
     );
     assert.equal(await bridge.dispatch('work', '{}'), '{"ok":true,"value":"ok"}');
     report?.({ progress: 2 });
-    assert.deepEqual(events, [{ fn: 'work', progress: 1 }]);
+    assert.deepEqual(events, [{ fn: 'work', call: 1, progress: 1 }]);
+  });
+
+  it('numbers calls, passes a label on, and says when a call that reported progress ends', async () => {
+    const events: unknown[] = [];
+    const ended: unknown[] = [];
+    const bridge = new HostBridge(
+      table({
+        quiet: async () => 'q',
+        work: async (args, context) => {
+          context.onProgress({ progress: 1, total: 2, label: `srv/${String(args)}` });
+          return 'ok';
+        },
+      }),
+      (p) => events.push(p),
+      (c) => ended.push(c),
+    );
+    await bridge.dispatch('quiet', '{}');
+    await Promise.all([bridge.dispatch('work', '"a"'), bridge.dispatch('work', '"b"')]);
+    assert.deepEqual(events, [
+      { fn: 'work', call: 2, label: 'srv/a', progress: 1, total: 2 },
+      { fn: 'work', call: 3, label: 'srv/b', progress: 1, total: 2 },
+    ]);
+    assert.deepEqual(ended, [
+      { fn: 'work', call: 2 },
+      { fn: 'work', call: 3 },
+    ]);
   });
 });
 

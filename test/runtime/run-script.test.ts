@@ -72,7 +72,7 @@ describe('runScript', () => {
     it('reports an uncaught throw with its own name and message, and its position', async () => {
       const record = await run('const a = 1;\nconst b = 2;\nthrow new RangeError("at 3:7");');
       assert.equal(record.ok, false);
-      assert.deepEqual(record.error, { name: 'RangeError', message: 'at 3:7', code: 'SCRIPT_ERROR', line: 3, column: 7 });
+      assert.deepEqual(record.error, { name: 'RangeError', message: 'at 3:7', code: 'SCRIPT_ERROR', line: 3, column: 7, stack: 'at script.js:3:7' });
     });
 
     it('reports the position of a throw after an await, inside a nested function', async () => {
@@ -80,6 +80,25 @@ describe('runScript', () => {
       assert.equal(record.error?.name, 'TypeError');
       assert.equal(record.error?.line, 3);
       assert.equal(record.error?.column, 15);
+    });
+
+    it("gives the script's own stack: its frames only, its line numbers, innermost first", async () => {
+      const record = await run('function f() {\n  null.x;\n}\nfunction g() { f(); }\n\nawait tools.echo(1);\ng();');
+      assert.equal(record.error?.stack, 'at f (script.js:2:8)\nat g (script.js:4:16)\nat script.js:7:1');
+      assert.equal(record.error?.line, 2);
+    });
+
+    it('reports a script left open at its last real line, naming what is not closed', async () => {
+      const brace = await run('const a = 1;\nif (a) {\n  text("x");\n  text("y");\nconst b = 2;\ntext(b);\n');
+      assert.equal(brace.error?.name, 'SyntaxError');
+      assert.equal(brace.error?.message, 'unexpected end of script: `{` opened at line 2 is not closed');
+      assert.equal(brace.error?.line, 6);
+      const template = await run('text(1);\ntext(`abc ${1}\n');
+      assert.equal(template.error?.message, 'unexpected end of script: the template literal opened at line 2 is not closed');
+      assert.equal(template.error?.line, 2);
+      const call = await run('text(1);\nfoo(bar,\n');
+      assert.equal(call.error?.message, 'unexpected end of script: `(` opened at line 2 is not closed');
+      assert.equal(call.error?.line, 2);
     });
 
     it('reports a syntax error with its line and column', async () => {
@@ -114,7 +133,14 @@ describe('runScript', () => {
         throw Object.assign(new Error('Unknown server "doc"'), { code: 'MCP_UNKNOWN_SERVER' });
       };
       const record = await run('\nawait tools.failing({});', { functions: { failing } });
-      assert.deepEqual(record.error, { name: 'Error', message: 'Unknown server "doc"', code: 'MCP_UNKNOWN_SERVER', line: 2, column: 1 });
+      assert.deepEqual(record.error, {
+        name: 'Error',
+        message: 'Unknown server "doc"',
+        code: 'MCP_UNKNOWN_SERVER',
+        line: 2,
+        column: 1,
+        stack: 'at async script.js:2:1',
+      });
     });
 
     it('reports a rejection left unhandled by the script', async () => {
@@ -171,8 +197,8 @@ describe('runScript', () => {
       const record = await run('return await tools.work({})', { functions: { work }, onProgress: (p) => events.push(p) });
       assert.equal(record.result, 'ok');
       assert.deepEqual(events, [
-        { fn: 'work', progress: 1, total: 2, message: 'half' },
-        { fn: 'work', progress: 2 },
+        { fn: 'work', call: 1, progress: 1, total: 2, message: 'half' },
+        { fn: 'work', call: 1, progress: 2 },
       ]);
     });
 

@@ -1,0 +1,77 @@
+/**
+ * Section 10: CLI start-up, as ratios against a baseline measured in the same rounds.
+ * `berry-mcp --help` and `echo 'text(1)' | berry-mcp run -` against `node -e 0`; a one-shot
+ * `berry-mcp call everything echo` against a raw SDK one-shot script (spawn, call, close).
+ * Each is a real process started the way a person starts it: the `berry-mcp` launcher that
+ * `npx berry-mcp` and node_modules/.bin run (bin/berry-mcp).
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { everythingEntry, everythingPath, NODE, tempDir, writeConfig } from './fixtures.js';
+import { row, type Row } from './rows.js';
+import { alternate, pairedRatios } from './stats.js';
+
+const SECTION = '10 start-up';
+const ROUNDS = 10;
+const BIN = join(PROJECT_ROOT, 'bin', 'berry-mcp');
+const RAW_ONE_SHOT = join(PROJECT_ROOT, 'bench', 'peers', 'raw-oneshot.mjs');
+
+/** Runs a process to its end; resolves to its wall-clock time in ms, or rejects if it failed. */
+function timeProcess(command: string, args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
+  return () =>
+    new Promise((resolve, reject) => {
+      const started = performance.now();
+      const child = spawn(command, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
+      child.on('error', reject);
+      child.on('close', (code) => {
+        const ms = performance.now() - started;
+        if (code !== 0 || !stdout.includes(expect)) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim() || stdout.trim()}`));
+        else resolve(ms);
+      });
+      child.stdin.end(options.input ?? '');
+    });
+}
+
+export default async function startup(): Promise<Row[]> {
+  const { dir, remove } = tempDir('startup');
+  const config = writeConfig(dir, { everything: everythingEntry() });
+  try {
+    const cwd = dir;
+    const local = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
+      node: timeProcess(NODE, ['-e', 'process.stdout.write("0")'], '0', { cwd }),
+      help: timeProcess(BIN, ['--help'], 'Usage:', { cwd }),
+      run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
+    });
+    const oneShot = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
+      berry: timeProcess(BIN, ['call', 'everything', 'echo', '{"message":"bench"}', '--config', config], 'Echo: bench', { cwd }),
+      // key=value reads the tool's schema first (tools/list) to type the values.
+      keyValue: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
+      raw: timeProcess(NODE, [RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
+    });
+    return [
+      row(SECTION, 'node -e 0', 'ms', local.node.samples),
+      row(SECTION, 'berry-mcp --help', 'ms', local.help.samples),
+      row(SECTION, "echo 'text(1)' | berry-mcp run -", 'ms', local.run.samples),
+      row(SECTION, '--help / node -e 0', 'x', pairedRatios(local.help.perRound, local.node.perRound), {
+        target: { max: 1.5, label: '≤ 1.5×' },
+      }),
+      row(SECTION, 'run text(1) / node -e 0', 'x', pairedRatios(local.run.perRound, local.node.perRound), {
+        target: { max: 3, label: '≤ 3×' },
+      }),
+      row(SECTION, "berry-mcp call everything echo '{...}' (one-shot)", 'ms', oneShot.berry.samples),
+      row(SECTION, 'berry-mcp call everything echo message=… (one-shot)', 'ms', oneShot.keyValue.samples),
+      row(SECTION, 'raw SDK one-shot script (spawn, call, close)', 'ms', oneShot.raw.samples),
+      row(SECTION, 'one-shot call / raw SDK one-shot', 'x', pairedRatios(oneShot.berry.perRound, oneShot.raw.perRound), {
+        target: { max: 1, label: '≤ 1.00×' },
+      }),
+      row(SECTION, 'one-shot call key=value / raw SDK one-shot', 'x', pairedRatios(oneShot.keyValue.perRound, oneShot.raw.perRound)),
+    ];
+  } finally {
+    remove();
+  }
+}

@@ -1,0 +1,89 @@
+import type { CommandHandler, RawCommandHandler } from './context.js';
+import { HOST_OPTIONS, type OptionName } from './options.js';
+
+export interface CommandSpec {
+  /** Synopsis after `berry-mcp`, e.g. `run FILE|-`. */
+  readonly usage: string;
+  /** One line for the command overview. */
+  readonly summary: string;
+  /** Paragraphs for `berry-mcp help COMMAND`. */
+  readonly details: string;
+  /** Minimum and maximum number of positional arguments. */
+  readonly arity: readonly [number, number];
+  /** Flags the command accepts besides --help. */
+  readonly options: readonly OptionName[];
+  /** Imported only when the command runs, so `--help` and light commands start fast. */
+  readonly load: () => Promise<CommandHandler>;
+}
+
+/**
+ * A command with its own argument parser: main hands it everything after its name, and
+ * `berry-mcp help NAME` becomes `NAME --help`.
+ */
+export interface RawCommandSpec {
+  readonly usage: string;
+  readonly summary: string;
+  readonly loadRaw: () => Promise<RawCommandHandler>;
+}
+
+export function isRawCommand(spec: CommandSpec | RawCommandSpec): spec is RawCommandSpec {
+  return 'loadRaw' in spec;
+}
+
+/**
+ * Adding a command is one entry here plus its own `<name>-command.ts`: a CommandSpec (the table
+ * parses its flags, declared in options.ts) or a RawCommandSpec (it parses its own), e.g.
+ *   serve: { usage: 'serve [--http [HOST:]PORT]', summary: 'code mode as an MCP server',
+ *            loadRaw: async () => (await import('./serve-command.js')).serveCommand },
+ */
+export const COMMANDS = {
+  list: {
+    usage: 'list [SERVER]',
+    summary: 'every configured server, its status and tools',
+    details: 'Connects to every enabled server (or only SERVER) and lists its tools. Servers that fail are\nshown with their error code, and a summary line ends the list.',
+    arity: [0, 1],
+    options: [...HOST_OPTIONS, 'help'],
+    load: async () => (await import('./list-command.js')).listCommand,
+  },
+  describe: {
+    usage: 'describe SERVER [TOOL]',
+    summary: "a tool's schema, or a server's whole catalog",
+    details: "With TOOL: the tool's description, input and output schema. Without: the server's info,\ninstructions and every tool's signature.",
+    arity: [1, 2],
+    options: [...HOST_OPTIONS, 'help'],
+    load: async () => (await import('./describe-command.js')).describeCommand,
+  },
+  call: {
+    usage: 'call SERVER TOOL [JSON | key=value ...]',
+    summary: 'call a tool (arguments as JSON or key=value, default {})',
+    details:
+      'Arguments are one JSON object, or key=value pairs typed by the tool\'s input schema: numbers and\nbooleans where the schema says so, JSON for objects and arrays, text otherwise.\n  berry-mcp call everything echo message=hi\n  berry-mcp call everything get-sum a=1 b=2\n  berry-mcp call everything echo \'{"message":"hi"}\'\nImages are written to --out (default: a new folder under the temp dir) and their paths printed.',
+    arity: [2, Infinity],
+    options: [...HOST_OPTIONS, 'out', 'help'],
+    load: async () => (await import('./call-command.js')).callCommand,
+  },
+  run: {
+    usage: 'run FILE|-',
+    summary: 'run a script in the sandbox (stdin when -)',
+    details:
+      'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, text(), image() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
+    arity: [1, 1],
+    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'help'],
+    load: async () => (await import('./run-command.js')).runCommand,
+  },
+  typings: {
+    usage: 'typings [-o FILE]',
+    summary: '.d.ts for the configured servers',
+    details: 'Writes TypeScript declarations for every connected server\'s tools, for editors and for models\nwriting scripts. Servers in error are named in a comment.',
+    arity: [0, 0],
+    options: [...HOST_OPTIONS, 'output', 'help'],
+    load: async () => (await import('./typings-command.js')).typingsCommand,
+  },
+  serve: {
+    usage: 'serve [--http [HOST:]PORT]',
+    summary: 'code mode as an MCP server (berry-mcp serve --help for its options)',
+    loadRaw: async () => (await import('./serve-command.js')).serveCommand,
+  },
+} as const satisfies Record<string, CommandSpec | RawCommandSpec>;
+
+export type CommandName = keyof typeof COMMANDS;

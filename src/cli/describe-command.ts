@@ -1,0 +1,10 @@
+import type { CommandHandler } from './context.js';
+import { json } from './blocks.js';
+import { renderDescribe } from './render.js';
+
+export const describeCommand: CommandHandler = async ({ args, io, signal, host }) => {
+  const [server, tool] = args.positionals as [string, string | undefined];
+  const result = await (await host()).describe(tool === undefined ? { server } : { server, tool }, { signal });
+  io.stdout.write(args.json ? json(result) : `${renderDescribe(result)}\n`);
+  return 0;
+};

@@ -1,0 +1,10 @@
+import type { CommandHandler } from './context.js';
+import { json } from './blocks.js';
+import { renderList } from './render.js';
+
+export const listCommand: CommandHandler = async ({ args, io, signal, host }) => {
+  const [server] = args.positionals;
+  const result = await (await host()).list(server === undefined ? {} : { server }, { signal });
+  io.stdout.write(args.json ? json(result) : `${renderList(result)}\n`);
+  return 0;
+};

@@ -1,0 +1,42 @@
+/** Every flag the CLI knows. A command accepts the ones its table entry lists (plus --help). */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  /** Placeholder shown in help for a string option, e.g. SECONDS. */
+  readonly arg?: string;
+  /** Repeatable: the value is every occurrence in order. */
+  readonly multiple?: boolean;
+  readonly help: string;
+}
+
+export const OPTIONS = {
+  config: { type: 'string', arg: 'PATH', help: 'mcp.json to read (default ~/.config/berry/mcp.json on the target machine)' },
+  cwd: { type: 'string', arg: 'DIR', help: 'working directory on the target machine (default: the current one)' },
+  ssh: { type: 'string', arg: '[USER@]HOST[:PORT]', help: 'run against a remote machine over SSH' },
+  identity: { type: 'string', arg: 'FILE', help: 'SSH private key (default: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa)' },
+  'accept-host-key': {
+    type: 'boolean',
+    help: 'trust an SSH host key missing from ~/.ssh/known_hosts (a changed key is always refused)',
+  },
+  json: { type: 'boolean', help: 'print exactly the value a script would receive' },
+  verbose: { type: 'boolean', short: 'v', help: 'stream server stderr and connection lifecycle to stderr' },
+  timeout: { type: 'string', arg: 'SECONDS', help: 'wall-clock limit of the run (default 300)' },
+  memory: { type: 'string', arg: 'MB', help: 'isolate memory limit (default 128)' },
+  out: { type: 'string', arg: 'DIR', help: 'where images are written (default: a new folder per run under the temp dir)' },
+  output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to FILE instead of stdout' },
+  help: { type: 'boolean', short: 'h', help: 'show help for the command' },
+  version: { type: 'boolean', help: 'print the version' },
+} as const satisfies Record<string, OptionSpec>;
+
+export type OptionName = keyof typeof OPTIONS;
+
+/** What every command that talks to servers accepts. */
+export const HOST_OPTIONS: readonly OptionName[] = ['config', 'cwd', 'ssh', 'identity', 'accept-host-key', 'json', 'verbose'];
+
+/** `--timeout SECONDS`, `-o, --output FILE`: the flag as help shows it. */
+export function optionSynopsis(name: string): string {
+  const spec: OptionSpec | undefined = (OPTIONS as Record<string, OptionSpec>)[name];
+  if (spec === undefined) return `--${name}`;
+  const flag = `${spec.short ? `-${spec.short}, ` : ''}--${name}`;
+  return spec.arg ? `${flag} ${spec.arg}` : flag;
+}
