@@ -9,6 +9,8 @@ import type { BerryErrorCode } from '../errors.js';
 export interface ListRequest {
   /** Restrict discovery to this server. */
   readonly server?: string;
+  /** Dial every server even when a saved catalog could answer (see `cached` in the result). */
+  readonly refresh?: boolean;
 }
 
 export interface DescribeRequest {

@@ -3,6 +3,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
 import { checkApproval, type ApproveCall } from './approval.js';
+import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
 import { readResource } from './resources.js';
@@ -57,6 +58,13 @@ export interface McpHostOptions {
    * with MCP_CALL_REFUSED and nothing is sent. Without it, calls go out unasked.
    */
   readonly approveCall?: ApproveCall;
+  /**
+   * Save each server's tool catalog on the machine after a listing (keyed by the resolved-config
+   * fingerprint, no secrets), and let `list` answer from a saved one without starting the server,
+   * refreshing it in the background once stale. `dir` defaults to `$XDG_CACHE_HOME/berry/catalogs`,
+   * else `~/.cache/berry/catalogs`, on the machine. @default false (the CLI turns it on)
+   */
+  readonly savedCatalogs?: boolean | { readonly dir?: string };
 }
 
 export interface McpHost {
@@ -113,6 +121,9 @@ class Host implements McpHost {
   readonly #log: LogSink;
   readonly #idleTimeoutMs: number;
   readonly #approveCall: ApproveCall | undefined;
+  readonly #store: CatalogStore | undefined;
+  /** Catalog saves and background refreshes: close() lets them finish. */
+  readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -132,6 +143,14 @@ class Host implements McpHost {
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
     this.#approveCall = options.approveCall;
+    const saved = options.savedCatalogs;
+    this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+  }
+
+  #track(work: Promise<unknown>): void {
+    const settled = work.catch(() => {});
+    this.#background.add(settled);
+    void settled.finally(() => this.#background.delete(settled));
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -240,17 +259,17 @@ class Host implements McpHost {
   }
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
-    const { server } = validateListRequest(request);
-    return this.#operation(() => this.#list(server, options.signal));
+    const { server, refresh } = validateListRequest(request);
+    return this.#operation(() => this.#list(server, refresh === true, options.signal));
   }
 
-  async #list(server: string | undefined, signal: AbortSignal | undefined): Promise<ListResult> {
+  async #list(server: string | undefined, refresh: boolean, signal: AbortSignal | undefined): Promise<ListResult> {
     const prepared = await this.#prepare(signal);
     if (server !== undefined && !prepared.loaded.servers.some((s) => s.name === server)) {
       this.#resolve(prepared, server);
     }
     const slots = prepared.loaded.servers.filter((s) => server === undefined || s.name === server);
-    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, signal)));
+    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, refresh, signal)));
     return { configPath: prepared.loaded.path, servers };
   }
 
@@ -259,7 +278,9 @@ class Host implements McpHost {
     if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
     if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const all = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
+      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal), signal);
+      const all = listing.items;
+      if (this.#store) this.#track(this.#store.save(slot.config.fingerprint, all, listing.ttlMs));
       const filter = slot.config.toolFilter;
       return { status: 'connected', transport: slot.config.kind, tools: applyToolFilter(all, filter), warnings: filterWarnings(all, filter) };
     } catch (error) {
@@ -269,7 +290,32 @@ class Host implements McpHost {
     }
   }
 
-  async #status(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus> {
+  /**
+   * A saved catalog for a server with no live connection: fresh or not, it answers now; a stale
+   * one is refreshed in the background (which saves it again).
+   */
+  async #savedStatus(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus | undefined> {
+    if (!this.#store || slot.status !== 'ok') return undefined;
+    if (this.#pool.hasOpen(this.#key(prepared.lifetime, slot.config))) return undefined;
+    const saved = await this.#store.load(slot.config.fingerprint, signal);
+    if (!saved) return undefined;
+    const ageMs = Math.max(0, Date.now() - saved.savedAt);
+    if (ageMs > saved.ttlMs) this.#track(this.#operation(() => this.#catalog(prepared, slot, undefined)));
+    const filter = slot.config.toolFilter;
+    const warnings = filterWarnings(saved.tools, filter);
+    return {
+      name: slot.name,
+      status: 'connected',
+      transport: slot.config.kind,
+      tools: applyToolFilter(saved.tools, filter).map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
+      cached: { ageMs },
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
+  }
+
+  async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
+    const saved = refresh ? undefined : await this.#savedStatus(prepared, slot, signal);
+    if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
     return {
@@ -350,6 +396,8 @@ class Host implements McpHost {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
+    // Saves and background refreshes were started by operations that already answered.
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
   }
