@@ -4,8 +4,10 @@ export const USAGE = `Usage:
   berry-mcp list [SERVER]                 every configured server, its status and tools
   berry-mcp describe SERVER [TOOL]        a tool's schema, or a server's whole catalog
   berry-mcp call SERVER TOOL [JSON]       call a tool (arguments as JSON, default {})
+  berry-mcp read SERVER URI               read a resource (a template filled in by you)
+  berry-mcp prompt SERVER NAME [JSON|key=value ...]  get a prompt's messages
   berry-mcp run FILE|-                    run a script in the sandbox (stdin when -)
-  berry-mcp typings [-o FILE]             .d.ts for the configured servers
+  berry-mcp typings [SERVER] [-o FILE]    .d.ts for the configured servers (or one)
 
 Common options:
   --config PATH         mcp.json to read (default ~/.config/berry/mcp.json on the target machine)
@@ -15,6 +17,8 @@ Common options:
   --accept-host-key     trust an SSH host key missing from ~/.ssh/known_hosts (a changed key is always refused)
   --json                print exactly the value a script would receive
   --verbose             stream server stderr and connection lifecycle to stderr
+  --refresh             list: dial every server even when a saved catalog could answer
+  --confirm-writes      call, run: ask on the terminal before any call that may write (refused off a terminal)
 Run options:
   --timeout SECONDS     wall-clock limit of the run (default 300)
   --memory MB           isolate memory limit (default 128)
@@ -23,7 +27,7 @@ Run options:
 Exit status: 0 success; 1 the script failed or a tool returned isError; 2 bad usage, bad config,
 or a server that could not be reached.`;
 
-export type Command = 'list' | 'describe' | 'call' | 'run' | 'typings';
+export type Command = 'list' | 'describe' | 'call' | 'read' | 'prompt' | 'run' | 'typings';
 
 export interface CliArgs {
   readonly command: Command;
@@ -39,6 +43,8 @@ export interface CliArgs {
   readonly memoryMb: number | undefined;
   readonly out: string | undefined;
   readonly output: string | undefined;
+  readonly refresh: boolean;
+  readonly confirmWrites: boolean;
 }
 
 export class UsageError extends Error {}
@@ -47,8 +53,10 @@ const ARITY: Record<Command, readonly [number, number]> = {
   list: [0, 1],
   describe: [1, 2],
   call: [2, 3],
+  read: [2, 2],
+  prompt: [2, Infinity],
   run: [1, 1],
-  typings: [0, 0],
+  typings: [0, 1],
 };
 
 function positiveNumber(flag: string, value: string | undefined): number | undefined {
@@ -78,6 +86,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'versi
         memory: { type: 'string' },
         out: { type: 'string' },
         output: { type: 'string', short: 'o' },
+        refresh: { type: 'boolean', default: false },
+        'confirm-writes': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', default: false },
       },
@@ -93,7 +103,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'versi
   if (!(command in ARITY)) throw new UsageError(`unknown command "${command}"`);
   const [min, max] = ARITY[command as Command];
   if (rest.length < min || rest.length > max) {
-    throw new UsageError(`"${command}" takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${rest.length}`);
+    const range = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
+    throw new UsageError(`"${command}" takes ${range} argument(s), got ${rest.length}`);
   }
   return {
     command: command as Command,
@@ -109,5 +120,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'versi
     memoryMb: positiveNumber('--memory', values.memory),
     out: values.out,
     output: values.output,
+    refresh: values.refresh ?? false,
+    confirmWrites: values['confirm-writes'] ?? false,
   };
 }

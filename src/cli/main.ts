@@ -6,12 +6,15 @@ import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import { createHost, type Host } from '../host.js';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './args.js';
+import { terminalApprover } from './confirm-writes.js';
 import { createCliMachine } from './machine.js';
+import { promptCommand } from './prompt-command.js';
+import { readCommand } from './read-command.js';
 import { ProgressBar } from './progress.js';
 import { callBlocks, renderDescribe, renderList } from './render.js';
 
 export interface CliIo {
-  readonly stdin: Readable;
+  readonly stdin: Readable & { isTTY?: boolean };
   readonly stdout: Writable & { isTTY?: boolean };
   readonly stderr: Writable & { isTTY?: boolean };
   readonly cwd: string;
@@ -23,6 +26,8 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
   'MCP_ENV_MISSING',
   'MCP_UNKNOWN_SERVER',
   'MCP_UNKNOWN_TOOL',
+  'MCP_UNKNOWN_RESOURCE',
+  'MCP_UNKNOWN_PROMPT',
   'MCP_SERVER_DISABLED',
   'MCP_INVALID_ARGUMENT',
   'MCP_CONNECT_FAILED',
@@ -63,6 +68,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
+      savedCatalogs: true,
+      ...(args.confirmWrites && (args.command === 'call' || args.command === 'run') ? { approveCall: terminalApprover(io) } : {}),
     });
     return await runCommand(host, args, io, abort.signal);
   } catch (error) {
@@ -89,7 +96,7 @@ async function runCommand(host: Host, args: CliArgs, io: CliIo, signal: AbortSig
   };
   switch (args.command) {
     case 'list': {
-      const result = await host.list(first === undefined ? {} : { server: first }, { signal });
+      const result = await host.list({ ...(first === undefined ? {} : { server: first }), ...(args.refresh ? { refresh: true } : {}) }, { signal });
       print(result, () => renderList(result));
       return 0;
     }
@@ -118,10 +125,14 @@ async function runCommand(host: Host, args: CliArgs, io: CliIo, signal: AbortSig
       }
       return result.isError === true ? 1 : 0;
     }
+    case 'read':
+      return readCommand(host, args.positionals, { json: args.json, out: args.out }, io, signal);
+    case 'prompt':
+      return promptCommand(host, args.positionals, { json: args.json }, io, signal);
     case 'run':
       return runScriptCommand(host, first!, args, io, signal);
     case 'typings': {
-      const dts = await host.typings({ signal });
+      const dts = await host.typings({ signal, ...(first === undefined ? {} : { server: first }) });
       if (args.output === undefined) {
         io.stdout.write(dts);
       } else {

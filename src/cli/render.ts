@@ -14,9 +14,11 @@ export function renderList(result: ListResult): string {
   const blocks: string[] = [];
   for (const server of result.servers) {
     if (server.status === 'connected') {
-      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`]]);
+      const cached = server.cached ? [`saved catalog, ${age(server.cached.ageMs)} old`] : [];
+      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`, ...cached]]);
       const tools = table(server.tools.map((t) => [t.name, t.description]), '  ');
-      blocks.push(server.tools.length > 0 ? `${head}\n${tools}` : head);
+      const warnings = (server.warnings ?? []).map((w) => `  warning: ${w}`).join('\n');
+      blocks.push([head, server.tools.length > 0 ? tools : '', warnings].filter((part) => part !== '').join('\n'));
     } else if (server.status === 'disabled') {
       blocks.push(table([[server.name, 'disabled', server.transport]]));
     } else {
@@ -24,6 +26,12 @@ export function renderList(result: ListResult): string {
     }
   }
   return `${blocks.join('\n\n')}\n\n(config: ${result.configPath})`;
+}
+
+function age(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }
 
 function isServerDescription(result: DescribeResult): result is ServerDescription {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../bindings/helpers.js';
@@ -13,11 +14,15 @@ interface CliResult {
   readonly stderr: string;
 }
 
+const CACHE_HOME = mkdtempSync(join(tmpdir(), 'berry-cli-cache-'));
+after(() => rmSync(CACHE_HOME, { recursive: true, force: true }));
+
 function cli(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      // Saved catalogs go to a temp cache, never the real home.
+      env: { ...process.env, XDG_CACHE_HOME: CACHE_HOME, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
