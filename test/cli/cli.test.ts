@@ -65,7 +65,7 @@ describe('berry-mcp CLI', function () {
   });
 
   it('list prints an aligned table for people', async () => {
-    const { code, stdout } = await cli(['list', 'everything', '--config', 'mcp.json'], { cwd: tmp.dir });
+    const { code, stdout } = await cli(['list', 'everything', '--refresh', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(code, 0);
     assert.match(stdout, /^everything {2}connected {2}stdio {2}\d+ tools$/m);
     assert.match(stdout, /^ {2}echo +Echoes back the input string$/m);
@@ -95,7 +95,7 @@ describe('berry-mcp CLI', function () {
     const { code, stdout } = await cli(['describe', 'everything', 'get-sum', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(code, 0);
     assert.match(stdout, /everything \/ get-sum/);
-    assert.match(stdout, /Input schema:/);
+    assert.match(stdout, /^arguments: \{ \/\*\* First number \*\/ a: number; \/\*\* Second number \*\/ b: number \}$/m);
   });
 
   it('exit 2 for bad usage, bad config, an unknown server, and an unreachable server', async () => {
