@@ -33,6 +33,7 @@ const SECTIONS: readonly Section[] = [
   { id: '7', title: '7 SSH', load: async () => (await import('./ssh.js')).default, failure: 'skipped', timeoutMs: 90_000 },
   { id: '8', title: '8 peers', load: async () => (await import('./peers.js')).default, failure: 'unavailable', timeoutMs: 480_000 },
   { id: '9', title: '9 memory', load: async () => (await import('./memory.js')).default, failure: 'error', timeoutMs: 60_000 },
+  { id: '10', title: '10 saved catalogs', load: async () => (await import('./catalogs.js')).default, failure: 'error', timeoutMs: 90_000 },
 ];
 
 interface SectionReport {
