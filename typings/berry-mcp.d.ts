@@ -327,6 +327,8 @@ declare namespace BerryMcp {
     readonly resourceTemplates: Readonly<Record<string, string>>;
     /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
     readonly prompts: Readonly<Record<string, string>>;
+    /** A list the server failed to give (its other lists are still here). */
+    readonly warnings?: readonly string[];
   }
 
   /** `mcp_describe`'s answer: a `ToolDescription` when `tool` was given, else a `ServerDescription`. */

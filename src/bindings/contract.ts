@@ -118,6 +118,8 @@ export interface ServerDescription {
   readonly resourceTemplates: Readonly<Record<string, string>>;
   /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
   readonly prompts: Readonly<Record<string, string>>;
+  /** A list the server failed to give (its other lists are still here). */
+  readonly warnings?: readonly string[];
 }
 
 export type DescribeResult = ToolDescription | ServerDescription;
