@@ -94,4 +94,13 @@ describe('saved catalogs', function () {
     assert.ok(result.servers[0]!.status === 'connected' && result.servers[0]!.cached === undefined);
     assert.equal(starts(), 2);
   });
+
+  it("keeps a catalog fresh for the server's ttlMs when its list result gives one", async () => {
+    const config = writeConfig(tmp.dir, {
+      fault: { command: process.execPath, args: [faultServerPath, '--ttl-ms=1'] },
+    });
+    await list(config);
+    const saved = JSON.parse(readFileSync(join(catalogs, files()[0]!), 'utf8')) as { ttlMs: number };
+    assert.equal(saved.ttlMs, 1);
+  });
 });
