@@ -280,7 +280,15 @@ class Host implements McpHost {
     try {
       const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal), signal);
       const all = listing.items;
-      if (this.#store) this.#track(this.#store.save(slot.config.fingerprint, all, listing.ttlMs));
+      if (this.#store) {
+        const name = slot.name;
+        // A cache that cannot be written costs only speed: say so on the log, nothing else.
+        this.#track(
+          this.#store.save(slot.config.fingerprint, all, listing.ttlMs).catch((error: unknown) =>
+            this.#log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
+          ),
+        );
+      }
       const filter = slot.config.toolFilter;
       return { status: 'connected', transport: slot.config.kind, tools: applyToolFilter(all, filter), warnings: filterWarnings(all, filter) };
     } catch (error) {
