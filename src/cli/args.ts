@@ -18,6 +18,7 @@ Common options:
   --json                print exactly the value a script would receive
   --verbose             stream server stderr and connection lifecycle to stderr
   --refresh             list: dial every server even when a saved catalog could answer
+  --schemas             describe SERVER TOOL: also print the raw JSON Schemas
   --confirm-writes      call, run: ask on the terminal before any call that may write (refused off a terminal)
 Run options:
   --timeout SECONDS     wall-clock limit of the run (default 300)
@@ -45,6 +46,7 @@ export interface CliArgs {
   readonly output: string | undefined;
   readonly refresh: boolean;
   readonly confirmWrites: boolean;
+  readonly schemas: boolean;
 }
 
 export class UsageError extends Error {}
@@ -87,6 +89,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'versi
         out: { type: 'string' },
         output: { type: 'string', short: 'o' },
         refresh: { type: 'boolean', default: false },
+        schemas: { type: 'boolean', default: false },
         'confirm-writes': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
         version: { type: 'boolean', default: false },
@@ -122,5 +125,6 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'versi
     output: values.output,
     refresh: values.refresh ?? false,
     confirmWrites: values['confirm-writes'] ?? false,
+    schemas: values.schemas ?? false,
   };
 }

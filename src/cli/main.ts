@@ -101,7 +101,10 @@ async function runCommand(host: Host, args: CliArgs, io: CliIo, signal: AbortSig
       return 0;
     }
     case 'describe': {
-      const result = await host.describe(second === undefined ? { server: first! } : { server: first!, tool: second }, { signal });
+      const result = await host.describe(
+        second === undefined ? { server: first! } : { server: first!, tool: second, ...(args.schemas ? { schemas: true } : {}) },
+        { signal },
+      );
       print(result, () => renderDescribe(result));
       return 0;
     }

@@ -96,6 +96,9 @@ describe('berry-mcp CLI', function () {
     assert.equal(code, 0);
     assert.match(stdout, /everything \/ get-sum/);
     assert.match(stdout, /^arguments: \{ \/\*\* First number \*\/ a: number; \/\*\* Second number \*\/ b: number \}$/m);
+    assert.doesNotMatch(stdout, /Input schema:/);
+    const raw = await cli(['describe', 'everything', 'get-sum', '--schemas', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.match(raw.stdout, /Input schema:\n\{\n {2}"type": "object"/);
   });
 
   it('exit 2 for bad usage, bad config, an unknown server, and an unreachable server', async () => {
