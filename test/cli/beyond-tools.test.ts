@@ -44,6 +44,7 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
       everything: { command: process.execPath, args: [everythingPath] },
       files: { command: process.execPath, args: [filesystemPath, tmp.dir], enabledTools: ['list_directory', 'gone_tool'] },
       fault: faultEntry(),
+      tasks: faultEntry(['--tasks']),
     });
   });
 
@@ -73,6 +74,12 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
     assert.match(missing.stderr, /needs "city"/);
   });
 
+  it('call runs a task tool and prints its ordinary result', async () => {
+    const result = await cli(['call', 'tasks', 'task_sleep', '{"ms":100}']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'slept 100 as a task\n');
+  });
+
   it('typings SERVER writes one server\'s types, filtered', async () => {
     const result = await cli(['typings', 'files']);
     assert.equal(result.code, 0, result.stderr);
@@ -88,7 +95,7 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
     const coldServers = JSON.parse(cold.stdout).servers as { name: string; cached?: unknown; warnings?: string[] }[];
     assert.ok(coldServers.every((s) => s.cached === undefined));
     assert.deepEqual(coldServers.find((s) => s.name === 'files')?.warnings, ['enabledTools names "gone_tool", which the server does not have']);
-    assert.ok(existsSync(join(cache, 'berry', 'catalogs')) && readdirSync(join(cache, 'berry', 'catalogs')).length === 3);
+    assert.ok(existsSync(join(cache, 'berry', 'catalogs')) && readdirSync(join(cache, 'berry', 'catalogs')).length === 4);
     const warm = await cli(['list']);
     assert.equal(warm.code, 0, warm.stderr);
     assert.match(warm.stdout, /everything\s+connected\s+stdio\s+\d+ tools\s+saved catalog, \d+ s old/);
