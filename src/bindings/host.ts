@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
@@ -8,7 +8,8 @@ import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
 import { readResource } from './resources.js';
 import { callToolAsTask, usesTask } from './tasks.js';
-import { applyToolFilter, filterWarnings } from './tool-filter.js';
+import { connectedStatus } from './server-status.js';
+import { applyToolFilter } from './tool-filter.js';
 import { findTool } from './tool-lookup.js';
 import type {
   CallRequest,
@@ -28,7 +29,6 @@ import { ServerConnection } from './connection.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
-import { summarize } from './summarize.js';
 import { generateTypings, type TypingsServerInput } from './typings/index.js';
 import {
   validateCallRequest,
@@ -94,9 +94,9 @@ type Catalog =
   | {
       readonly status: 'connected';
       readonly transport: 'stdio' | 'http';
-      /** Filtered: what scripts may use. */
+      /** The whole list, before the entry's filter. */
       readonly tools: Tool[];
-      readonly warnings: string[];
+      readonly filter: ToolFilter | undefined;
     }
   | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
   | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
@@ -289,8 +289,7 @@ class Host implements McpHost {
           ),
         );
       }
-      const filter = slot.config.toolFilter;
-      return { status: 'connected', transport: slot.config.kind, tools: applyToolFilter(all, filter), warnings: filterWarnings(all, filter) };
+      return { status: 'connected', transport: slot.config.kind, tools: all, filter: slot.config.toolFilter };
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
@@ -309,16 +308,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(() => this.#catalog(prepared, slot, undefined)));
-    const filter = slot.config.toolFilter;
-    const warnings = filterWarnings(saved.tools, filter);
-    return {
-      name: slot.name,
-      status: 'connected',
-      transport: slot.config.kind,
-      tools: applyToolFilter(saved.tools, filter).map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
-      cached: { ageMs },
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
+    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs });
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -326,13 +316,7 @@ class Host implements McpHost {
     if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-    return {
-      name: slot.name,
-      status: 'connected',
-      transport: catalog.transport,
-      tools: catalog.tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
-      ...(catalog.warnings.length > 0 ? { warnings: catalog.warnings } : {}),
-    };
+    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
   }
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
@@ -352,7 +336,7 @@ class Host implements McpHost {
                     () => [],
                   )
                 : [];
-            return { server: slot.name, tools: catalog.tools, prompts };
+            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts };
           }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
