@@ -1,4 +1,4 @@
-// Live catalogs: list_changed invalidates at once; a tool added without notice is found by the
+// server-catalog (live catalogs): list_changed invalidates at once; a tool added without notice is found by the
 // one refresh an unknown name triggers; tools/list pagination faults (rejected cursor, endless
 // pages, duplicate names).
 import assert from 'node:assert/strict';

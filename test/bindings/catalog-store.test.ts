@@ -1,4 +1,4 @@
-// Saved catalogs: list answers from a catalog saved on the machine without starting the server,
+// catalog-store (saved catalogs): list answers from a catalog saved on the machine without starting the server,
 // refreshes a stale one in the background, never uses one of a changed entry, and dials on refresh.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
