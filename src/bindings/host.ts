@@ -10,7 +10,7 @@ import { readResource } from './resources.js';
 import { callToolAsTask, usesTask } from './tasks.js';
 import { connectedStatus } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
-import { findTool } from './tool-lookup.js';
+import { findTool, knownTool } from './tool-lookup.js';
 import type {
   CallRequest,
   CallResult,
@@ -364,8 +364,8 @@ class Host implements McpHost {
       server,
       async (connection) => {
         // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
-        const found = await findTool(connection, tool, options.signal);
-        await checkApproval(this.#approveCall, server, found, args, options.signal);
+        const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
+        if (this.#approveCall) await checkApproval(this.#approveCall, server, found, args, options.signal);
         return usesTask(connection, found)
           ? callToolAsTask(connection, tool, args, options)
           : connection.callTool(tool, args, options);
