@@ -19,6 +19,8 @@ const steps = [
   ['call', 'memory', 'create_entities', '{"entities":[{"name":"berry-mcp","entityType":"project","observations":["runs MCP from scripts"]}]}'],
   ['call', 'memory', 'search_nodes', '{"query":"berry"}'],
   ['describe', 'everything', 'get-sum'],
+  ['read', 'everything', 'demo://resource/dynamic/text/1'],
+  ['prompt', 'everything', 'args-prompt', 'city=Paris'],
   ['run', 'examples/tour.js'],
 ];
 

@@ -7,7 +7,13 @@ for (const server of listed.servers) {
 }
 
 const sum = await tools.mcp_describe({ server: "everything", tool: "get-sum" });
-console.log(`get-sum takes ${Object.keys(sum.inputSchema.properties).join(", ")}`);
+console.log(`get-sum takes ${sum.arguments}`);
+
+// Beyond tools: resources and prompts.
+const doc = await tools.mcp_read({ server: "everything", uri: "demo://resource/static/document/features.md" });
+text(`features.md starts with: ${doc.contents[0].text.split("\n")[0]}`);
+const prompt = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Paris" } });
+text(`args-prompt says: ${prompt.messages[0].content.text}`);
 
 // Calls are truly concurrent: these run in parallel on the host.
 const [echo, total, files] = await Promise.all([

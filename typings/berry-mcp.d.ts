@@ -204,6 +204,8 @@ declare namespace BerryMcp {
   interface ListRequest {
     /** Restrict discovery to this server. */
     readonly server?: string;
+    /** Dial every server even when a saved catalog could answer (see `cached` in the result). */
+    readonly refresh?: boolean;
   }
 
   interface DescribeRequest {
@@ -325,6 +327,8 @@ declare namespace BerryMcp {
     readonly resourceTemplates: Readonly<Record<string, string>>;
     /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
     readonly prompts: Readonly<Record<string, string>>;
+    /** A list the server failed to give (its other lists are still here). */
+    readonly warnings?: readonly string[];
   }
 
   /** `mcp_describe`'s answer: a `ToolDescription` when `tool` was given, else a `ServerDescription`. */
@@ -452,7 +456,7 @@ declare namespace BerryMcp {
      *
      * @example text(await tools.mcp_list({}));
      */
-    mcp_list<S extends ServerName>(request?: { readonly server?: S }): Promise<ListResult>;
+    mcp_list<S extends ServerName>(request?: { readonly server?: S; readonly refresh?: boolean }): Promise<ListResult>;
 
     /**
      * One tool's description, argument types (nested, each property's description as a comment),

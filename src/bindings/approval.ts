@@ -3,7 +3,8 @@
  * (missing annotations count as "may write"). A refusal rejects MCP_CALL_REFUSED and nothing is sent.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { BerryError, isBerryError } from '../errors.js';
+import { BerryError, CancelledError, isBerryError } from '../errors.js';
+import { onAbort } from './abort-listeners.js';
 
 export interface ApprovalRequest {
   readonly server: string;
@@ -40,8 +41,9 @@ export async function checkApproval(
   };
   let answer: ApprovalAnswer;
   try {
-    answer = await approve(request, signal ? { signal } : {});
+    answer = await untilAborted(Promise.resolve(approve(request, signal ? { signal } : {})), signal, server, tool.name);
   } catch (error) {
+    if (error instanceof CancelledError) throw error;
     if (signal?.aborted && isBerryError(signal.reason)) throw signal.reason;
     const message = error instanceof Error ? error.message : String(error);
     throw refused(server, tool.name, `the approval hook failed (${message})`);
@@ -52,6 +54,27 @@ export async function checkApproval(
     ? answer.reason
     : 'the approval hook refused it';
   throw refused(server, tool.name, reason);
+}
+
+/** A hook that ignores the signal must not hold the caller past its abort. */
+function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined, server: string, tool: string): Promise<T> {
+  if (!signal) return answer;
+  const cancelled = (): Error =>
+    isBerryError(signal.reason) ? signal.reason : new CancelledError(`Call of "${tool}" on server "${server}" was cancelled while awaiting approval.`);
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const forget = onAbort(signal, () => reject(cancelled()));
+    answer.then(
+      (value) => {
+        forget();
+        resolve(value);
+      },
+      (error: unknown) => {
+        forget();
+        reject(error);
+      },
+    );
+  });
 }
 
 function refused(server: string, tool: string, reason: string): BerryError {

@@ -9,6 +9,8 @@ import type { BerryErrorCode } from '../errors.js';
 export interface ListRequest {
   /** Restrict discovery to this server. */
   readonly server?: string;
+  /** Dial every server even when a saved catalog could answer (see `cached` in the result). */
+  readonly refresh?: boolean;
 }
 
 export interface DescribeRequest {
@@ -116,6 +118,8 @@ export interface ServerDescription {
   readonly resourceTemplates: Readonly<Record<string, string>>;
   /** Prompt name (pass it to `mcp_prompt`) → `(required, optional?) — description`. */
   readonly prompts: Readonly<Record<string, string>>;
+  /** A list the server failed to give (its other lists are still here). */
+  readonly warnings?: readonly string[];
 }
 
 export type DescribeResult = ToolDescription | ServerDescription;

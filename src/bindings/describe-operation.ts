@@ -2,6 +2,7 @@
  * `mcp_describe` on one connection: a tool's description, or the server's whole catalog (tools as
  * call signatures, resources, resource templates, prompts), filtered tools left out.
  */
+import { isBerryError } from '../errors.js';
 import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
 import type { ServerConnection } from './connection.js';
 import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
@@ -18,11 +19,19 @@ export async function describeToolOf(
 
 export async function describeServer(connection: ServerConnection, signal: AbortSignal | undefined): Promise<DescribeResult> {
   const { catalog } = connection;
+  const warnings: string[] = [];
+  // A server whose prompts or resources list fails (the server said no) still describes its tools.
+  const orEmpty = <T>(what: string, listing: Promise<{ items: T[] }>): Promise<{ items: T[] }> =>
+    listing.catch((error: unknown) => {
+      if (!isBerryError(error) || error.code !== 'MCP_PROTOCOL_ERROR') throw error;
+      warnings.push(`${what} failed: ${error.message}`);
+      return { items: [] };
+    });
   const [tools, resources, templates, prompts] = await Promise.all([
     visibleTools(connection, signal),
-    catalog.list('resources', signal),
-    catalog.list('resourceTemplates', signal),
-    catalog.list('prompts', signal),
+    orEmpty('resources/list', catalog.list('resources', signal)),
+    orEmpty('resources/templates/list', catalog.list('resourceTemplates', signal)),
+    orEmpty('prompts/list', catalog.list('prompts', signal)),
   ]);
   const info = connection.client.getServerVersion();
   const instructions = connection.client.getInstructions();
@@ -35,6 +44,7 @@ export async function describeServer(connection: ServerConnection, signal: Abort
     resources: Object.fromEntries(resources.items.map((r) => [r.uri, resourceLine(r)])),
     resourceTemplates: Object.fromEntries(templates.items.map((t) => [t.uriTemplate, resourceLine(t)])),
     prompts: Object.fromEntries(prompts.items.map((p) => [p.name, promptLine(p)])),
+    ...(warnings.length > 0 ? { warnings } : {}),
   };
   return description;
 }

@@ -1,4 +1,4 @@
-import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
@@ -7,12 +7,14 @@ import { LocalMachine } from '../remote/local-machine.js';
 import { MAX_LINE_LIMIT } from '../remote/line-reader.js';
 import type { Machine } from '../remote/index.js';
 import { checkApproval, type ApproveCall } from './approval.js';
+import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
 import { readResource } from './resources.js';
 import { callToolAsTask, usesTask } from './tasks.js';
-import { applyToolFilter, filterWarnings } from './tool-filter.js';
-import { findTool } from './tool-lookup.js';
+import { connectedStatus } from './server-status.js';
+import { applyToolFilter } from './tool-filter.js';
+import { findTool, knownTool } from './tool-lookup.js';
 import type {
   CallRequest,
   CallResult,
@@ -31,7 +33,6 @@ import type { ServerConnection } from './connection.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
-import { summarize } from './summarize.js';
 import { generateTypings, type TypingsServerInput } from './typings/index.js';
 import {
   DEFAULT_MAX_ARGUMENT_BYTES,
@@ -71,6 +72,13 @@ export interface McpHostOptions {
    * with MCP_CALL_REFUSED and nothing is sent. Without it, calls go out unasked.
    */
   readonly approveCall?: ApproveCall;
+  /**
+   * Save each server's tool catalog on the machine after a listing (keyed by the resolved-config
+   * fingerprint, no secrets), and let `list` answer from a saved one without starting the server,
+   * refreshing it in the background once stale. `dir` defaults to `$XDG_CACHE_HOME/berry/catalogs`,
+   * else `~/.cache/berry/catalogs`, on the machine. @default false (the CLI turns it on)
+   */
+  readonly savedCatalogs?: boolean | { readonly dir?: string };
 }
 
 export interface McpHost {
@@ -100,9 +108,9 @@ type Catalog =
   | {
       readonly status: 'connected';
       readonly transport: 'stdio' | 'http';
-      /** Filtered: what scripts may use. */
+      /** The whole list, before the entry's filter. */
       readonly tools: Tool[];
-      readonly warnings: string[];
+      readonly filter: ToolFilter | undefined;
     }
   | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
   | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
@@ -130,6 +138,9 @@ class Host implements McpHost {
   readonly #maxArgumentBytes: number;
   readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
+  readonly #store: CatalogStore | undefined;
+  /** Catalog saves and background refreshes: close() lets them finish. */
+  readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -152,6 +163,14 @@ class Host implements McpHost {
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
     this.#onElicitation = options.onElicitation;
     this.#approveCall = options.approveCall;
+    const saved = options.savedCatalogs;
+    this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+  }
+
+  #track(work: Promise<unknown>): void {
+    const settled = work.catch(() => {});
+    this.#background.add(settled);
+    void settled.finally(() => this.#background.delete(settled));
   }
 
   /**
@@ -277,17 +296,17 @@ class Host implements McpHost {
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
     throwIfCancelled(options.signal);
-    const { server } = validateListRequest(request);
-    return this.#operation(options.signal, () => this.#list(server, options.signal));
+    const { server, refresh } = validateListRequest(request);
+    return this.#operation(options.signal, () => this.#list(server, refresh === true, options.signal));
   }
 
-  async #list(server: string | undefined, signal: AbortSignal | undefined): Promise<ListResult> {
+  async #list(server: string | undefined, refresh: boolean, signal: AbortSignal | undefined): Promise<ListResult> {
     const prepared = await this.#prepare(signal);
     if (server !== undefined && !prepared.loaded.servers.some((s) => s.name === server)) {
       this.#resolve(prepared, server);
     }
     const slots = prepared.loaded.servers.filter((s) => server === undefined || s.name === server);
-    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, signal)));
+    const servers = await Promise.all(slots.map((slot) => this.#status(prepared, slot, refresh, signal)));
     return { configPath: prepared.loaded.path, servers };
   }
 
@@ -296,9 +315,18 @@ class Host implements McpHost {
     if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
     if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const all = await this.#use(prepared, slot.config, (c) => c.listTools(signal), signal);
-      const filter = slot.config.toolFilter;
-      return { status: 'connected', transport: slot.config.kind, tools: applyToolFilter(all, filter), warnings: filterWarnings(all, filter) };
+      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal), signal);
+      const all = listing.items;
+      if (this.#store) {
+        const name = slot.name;
+        // A cache that cannot be written costs only speed: say so on the log, nothing else.
+        this.#track(
+          this.#store.save(slot.config.fingerprint, all, listing.ttlMs).catch((error: unknown) =>
+            this.#log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
+          ),
+        );
+      }
+      return { status: 'connected', transport: slot.config.kind, tools: all, filter: slot.config.toolFilter };
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
@@ -306,16 +334,26 @@ class Host implements McpHost {
     }
   }
 
-  async #status(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus> {
+  /**
+   * A saved catalog for a server with no live connection: fresh or not, it answers now; a stale
+   * one is refreshed in the background (which saves it again).
+   */
+  async #savedStatus(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus | undefined> {
+    if (!this.#store || slot.status !== 'ok') return undefined;
+    if (this.#pool.hasOpen(this.#key(prepared.lifetime, slot.config))) return undefined;
+    const saved = await this.#store.load(slot.config.fingerprint, signal);
+    if (!saved) return undefined;
+    const ageMs = Math.max(0, Date.now() - saved.savedAt);
+    if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
+    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs });
+  }
+
+  async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
+    const saved = refresh ? undefined : await this.#savedStatus(prepared, slot, signal);
+    if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-    return {
-      name: slot.name,
-      status: 'connected',
-      transport: catalog.transport,
-      tools: catalog.tools.map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
-      ...(catalog.warnings.length > 0 ? { warnings: catalog.warnings } : {}),
-    };
+    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
   }
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
@@ -335,7 +373,7 @@ class Host implements McpHost {
                     () => [],
                   )
                 : [];
-            return { server: slot.name, tools: catalog.tools, prompts };
+            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts };
           }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
@@ -366,8 +404,8 @@ class Host implements McpHost {
       server,
       async (connection) => {
         // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
-        const found = await findTool(connection, tool, options.signal);
-        await checkApproval(this.#approveCall, server, found, args, options.signal);
+        const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
+        if (this.#approveCall) await checkApproval(this.#approveCall, server, found, args, options.signal);
         return usesTask(connection, found)
           ? callToolAsTask(connection, tool, args, options)
           : connection.callTool(tool, args, options);
@@ -390,6 +428,8 @@ class Host implements McpHost {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
+    // Saves and background refreshes were started by operations that already answered.
+    while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
   }

@@ -41,6 +41,8 @@ interface Entry<T> {
 export class ServerCatalog {
   readonly #host: CatalogHost;
   readonly #entries = new Map<ListKind, Entry<unknown>>();
+  /** The settled tool list by name: the call hot path checks a name without awaiting. */
+  #toolIndex: Map<string, Tool> | undefined;
 
   constructor(host: CatalogHost) {
     this.#host = host;
@@ -56,7 +58,13 @@ export class ServerCatalog {
   /** Forgets a list: the next use fetches it again (list_changed, or a suspected stale cache). */
   invalidate(kind: ListKind): void {
     this.#entries.delete(kind);
+    if (kind === 'tools') this.#toolIndex = undefined;
     if (kind === 'resources') this.#entries.delete('resourceTemplates');
+  }
+
+  /** The tool named `name` from a settled listing; undefined when not listed yet or absent. */
+  toolNamed(name: string): Tool | undefined {
+    return this.#toolIndex?.get(name);
   }
 
   /** How old the cached list is, or undefined when none is cached yet. */
@@ -75,7 +83,12 @@ export class ServerCatalog {
       entry = created;
       this.#entries.set(kind, created as Entry<unknown>);
       work.promise.then(
-        () => (created.settledAt = Date.now()),
+        (listing) => {
+          created.settledAt = Date.now();
+          if (kind === 'tools' && this.#entries.get(kind) === (created as Entry<unknown>)) {
+            this.#toolIndex = new Map((listing.items as Tool[]).map((tool) => [tool.name, tool]));
+          }
+        },
         () => {
           if (this.#entries.get(kind) === (created as Entry<unknown>)) this.#entries.delete(kind);
         },

@@ -5,14 +5,7 @@
  * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
  * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
  */
-import {
-  CallToolResultSchema,
-  CancelTaskResultSchema,
-  CreateTaskResultSchema,
-  GetTaskResultSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, CancelledError } from '../errors.js';
 import { onAbort } from './abort-listeners.js';
 import type { CallOptions, ServerConnection } from './connection.js';
@@ -106,7 +99,7 @@ export async function callToolAsTask(
       const id = taskId;
       task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
-        (o) => client.request({ method: 'tasks/get', params: { taskId: id } } as never, GetTaskResultSchema, { ...o, timeout: remaining(started) }),
+        (o) => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) }),
         signal,
       ));
     }
@@ -114,7 +107,7 @@ export async function callToolAsTask(
     const id = taskId;
     const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
-      (o) => client.request({ method: 'tasks/result', params: { taskId: id } } as never, CallToolResultSchema, { ...o, timeout: remaining(started) }),
+      (o) => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) }),
       signal,
     ));
     finished = true;
@@ -150,9 +143,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */
 function sendCancel(connection: ServerConnection, taskId: string): void {
   if (connection.dead) return;
-  void connection.client
-    .request({ method: 'tasks/cancel', params: { taskId } } as never, CancelTaskResultSchema, { timeout: CANCEL_TIMEOUT_MS })
-    .catch(() => {});
+  void connection.client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
 }
 
 /**

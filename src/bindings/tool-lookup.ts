@@ -14,6 +14,12 @@ export async function visibleTools(connection: ServerConnection, signal: AbortSi
   return applyToolFilter(await connection.listTools(signal), connection.config.toolFilter);
 }
 
+/** The tool from the settled catalog without awaiting (the call hot path), unless filtered out. */
+export function knownTool(connection: ServerConnection, name: string): Tool | undefined {
+  const tool = connection.catalog.toolNamed(name);
+  return tool === undefined || isFilteredOut(name, connection.config.toolFilter) ? undefined : tool;
+}
+
 /** The tool named `name`, or MCP_UNKNOWN_TOOL listing the closest names first. */
 export async function findTool(
   connection: ServerConnection,

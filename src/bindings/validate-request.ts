@@ -45,9 +45,13 @@ export function describeType(value: unknown): string {
 export function validateListRequest(value: unknown): ListRequest {
   const operation = 'mcp_list';
   const request = requireObject(operation, value, '{} or { server: "docs" }');
-  checkKeys(operation, request, ['server']);
+  checkKeys(operation, request, ['server', 'refresh']);
   const server = optionalString(operation, request, 'server');
-  return server === undefined ? {} : { server };
+  const refresh = request['refresh'];
+  if (refresh !== undefined && typeof refresh !== 'boolean') {
+    throw invalid(operation, `"refresh" must be true or false, got ${describeType(refresh)}.`);
+  }
+  return { ...(server === undefined ? {} : { server }), ...(refresh === true ? { refresh } : {}) };
 }
 
 export function validateDescribeRequest(value: unknown): DescribeRequest {

@@ -20,6 +20,9 @@ export interface CliArgs {
   readonly memoryMb: number | undefined;
   readonly out: string | undefined;
   readonly output: string | undefined;
+  readonly refresh: boolean;
+  readonly confirmWrites: boolean;
+  readonly schemas: boolean;
 }
 
 export type ParsedArgs =
@@ -174,5 +177,8 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     memoryMb: wholeNumber('--memory', numberFlag('--memory', values.memory, command, MIN_MEMORY_MB, MAX_MEMORY_MB, 'MB'), command),
     out: str(values.out),
     output: str(values.output),
+    refresh: values.refresh === true,
+    confirmWrites: values['confirm-writes'] === true,
+    schemas: values.schemas === true,
   };
 }

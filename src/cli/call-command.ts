@@ -1,9 +1,7 @@
 import { ImageWriter, json, renderBlocks } from './blocks.js';
 import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from './call-arguments.js';
 import type { CommandHandler } from './context.js';
-import { BerryError } from '../errors.js';
 import { ProgressLines } from './progress.js';
-import { didYouMean } from './suggest.js';
 import { callBlocks } from './render.js';
 
 export const callCommand: CommandHandler = async ({ args, io, signal, host }) => {
@@ -12,14 +10,9 @@ export const callCommand: CommandHandler = async ({ args, io, signal, host }) =>
   let toolArgs: Record<string, unknown>;
   if (isKeyValueForm(words)) {
     // key=value needs the tool's schema to type the values; the catalog is cached for the call.
-    const tools = await h.withServer(server, (connection) => connection.listTools(signal), signal);
-    const found = tools.find((t) => t.name === tool);
-    // The schema is needed to type the values: without the tool there is nothing to call.
-    if (found === undefined) {
-      const names = tools.map((t) => t.name);
-      throw new BerryError('MCP_UNKNOWN_TOOL', `Server "${server}" has no tool "${tool}".${didYouMean(tool, names)} Its tools: ${names.join(', ')}.`);
-    }
-    toolArgs = parseKeyValueArguments(words, found.inputSchema as Record<string, unknown>, tool);
+    // describe checks the name (filters included; closest names first when it is unknown).
+    const described = await h.describe({ server, tool, schemas: true }, { signal });
+    toolArgs = parseKeyValueArguments(words, ('inputSchema' in described ? described.inputSchema : {}) as Record<string, unknown>, tool);
   } else {
     toolArgs = parseJsonArguments(words);
   }

@@ -42,7 +42,7 @@ export const COMMANDS = {
     summary: 'every configured server, its status and tools',
     details: 'Connects to every enabled server (or only SERVER) and lists its tools. Servers that fail are\nshown with their error code, and a summary line ends the list.',
     arity: [0, 1],
-    options: [...HOST_OPTIONS, 'help'],
+    options: [...HOST_OPTIONS, 'refresh', 'help'],
     load: async () => (await import('./list-command.js')).listCommand,
   },
   describe: {
@@ -50,7 +50,7 @@ export const COMMANDS = {
     summary: "a tool's schema, or a server's whole catalog",
     details: "With TOOL: the tool's description, input and output schema. Without: the server's info,\ninstructions and every tool's signature.",
     arity: [1, 2],
-    options: [...HOST_OPTIONS, 'help'],
+    options: [...HOST_OPTIONS, 'schemas', 'help'],
     load: async () => (await import('./describe-command.js')).describeCommand,
   },
   call: {
@@ -59,8 +59,30 @@ export const COMMANDS = {
     details:
       'Arguments are one JSON object, or key=value pairs typed by the tool\'s input schema: numbers and\nbooleans where the schema says so, JSON for objects and arrays, text otherwise.\n  berry-mcp call everything echo message=hi\n  berry-mcp call everything get-sum a=1 b=2\n  berry-mcp call everything echo \'{"message":"hi"}\'\nImages are written to --out (default: a new folder under the temp dir) and their paths printed.',
     arity: [2, Infinity],
-    options: [...HOST_OPTIONS, 'out', 'help'],
+    options: [...HOST_OPTIONS, 'out', 'confirm-writes', 'help'],
     load: async () => (await import('./call-command.js')).callCommand,
+  },
+  read: {
+    usage: 'read SERVER URI',
+    summary: "read a resource (fill a template's {variables} yourself)",
+    details: 'Prints text contents as they are; blobs are written to files (--out, default a new temp dir)\nand their paths printed.\n  berry-mcp read everything demo://resource/static/document/architecture.md',
+    arity: [2, 2],
+    options: [...HOST_OPTIONS, 'out', 'help'],
+    load: async () => {
+      const { readCommand } = await import('./read-command.js');
+      return async ({ args, io, signal, host }) => readCommand(await host(), args.positionals, { json: args.json, out: args.out }, io, signal);
+    },
+  },
+  prompt: {
+    usage: 'prompt SERVER NAME [JSON | key=value ...]',
+    summary: "a prompt's messages, filled in",
+    details: "Arguments are one JSON object or key=value pairs (prompt arguments are strings). Each message\nprints as its role and text.\n  berry-mcp prompt everything simple-prompt",
+    arity: [2, Infinity],
+    options: [...HOST_OPTIONS, 'help'],
+    load: async () => {
+      const { promptCommand } = await import('./prompt-command.js');
+      return async ({ args, io, signal, host }) => promptCommand(await host(), args.positionals, { json: args.json }, io, signal);
+    },
   },
   run: {
     usage: 'run FILE|-',
@@ -68,14 +90,14 @@ export const COMMANDS = {
     details:
       'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, text(), image() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
     arity: [1, 1],
-    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'help'],
+    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
     load: async () => (await import('./run-command.js')).runCommand,
   },
   typings: {
-    usage: 'typings [-o FILE]',
-    summary: '.d.ts for the configured servers',
+    usage: 'typings [SERVER] [-o FILE]',
+    summary: '.d.ts for the configured servers (or one of them)',
     details: 'Writes TypeScript declarations for every connected server\'s tools, for editors and for models\nwriting scripts. Servers in error are named in a comment.',
-    arity: [0, 0],
+    arity: [0, 1],
     options: [...HOST_OPTIONS, 'output', 'help'],
     load: async () => (await import('./typings-command.js')).typingsCommand,
   },

@@ -18,6 +18,8 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
   'MCP_ENV_MISSING',
   'MCP_UNKNOWN_SERVER',
   'MCP_UNKNOWN_TOOL',
+  'MCP_UNKNOWN_RESOURCE',
+  'MCP_UNKNOWN_PROMPT',
   'MCP_SERVER_DISABLED',
   'MCP_INVALID_ARGUMENT',
   'MCP_CONNECT_FAILED',
@@ -82,10 +84,11 @@ function rawCommand(argv: readonly string[]): { handler: (argv: readonly string[
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
 async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extra: Partial<HostOptions> = {}): Promise<Host> {
-  const [{ createHost }, { createCliMachine }, { createElicitationForm }] = await Promise.all([
+  const [{ createHost }, { createCliMachine }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
     import('../host.js'),
     import('./machine.js'),
     import('./elicitation-form.js'),
+    import('./confirm-writes.js'),
   ]);
   const machine = await createCliMachine(args);
   const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
@@ -95,6 +98,8 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     ...(args.config === undefined ? {} : { configPath: args.config }),
     ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
     onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
+    savedCatalogs: true,
+    ...(args.confirmWrites ? { approveCall: terminalApprover(io) } : {}),
     ...extra,
   });
   // A missing default config means "no servers yet"; a missing file the person named is a mistake.

@@ -24,6 +24,9 @@ export const OPTIONS = {
   memory: { type: 'string', arg: 'MB', help: 'isolate memory limit (default 128)' },
   out: { type: 'string', arg: 'DIR', help: 'where images are written (default: a new folder per run under the temp dir)' },
   output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to FILE instead of stdout' },
+  refresh: { type: 'boolean', help: 'dial every server even when a saved catalog could answer' },
+  schemas: { type: 'boolean', help: 'with TOOL: also print the raw input and output JSON Schemas' },
+  'confirm-writes': { type: 'boolean', help: 'ask on the terminal before each call to a tool that may write (refused off a terminal)' },
   help: { type: 'boolean', short: 'h', help: 'show help for the command' },
   version: { type: 'boolean', help: 'print the version' },
 } as const satisfies Record<string, OptionSpec>;

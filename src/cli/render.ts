@@ -22,9 +22,11 @@ function listText(result: ListResult): string {
   const blocks: string[] = [];
   for (const server of result.servers) {
     if (server.status === 'connected') {
-      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`]]);
+      const cached = server.cached ? [`saved catalog, ${age(server.cached.ageMs)} old`] : [];
+      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`, ...cached]]);
       const tools = table(server.tools.map((t) => [t.name, t.description]), '  ');
-      blocks.push(server.tools.length > 0 ? `${head}\n${tools}` : head);
+      const warnings = (server.warnings ?? []).map((w) => `  warning: ${w}`).join('\n');
+      blocks.push([head, server.tools.length > 0 ? tools : '', warnings].filter((part) => part !== '').join('\n'));
     } else if (server.status === 'disabled') {
       blocks.push(table([[server.name, 'disabled', server.transport]]));
     } else {
@@ -44,6 +46,12 @@ function summaryLine(result: ListResult): string {
   if (disabled > 0) parts.push(`${disabled} disabled`);
   const n = result.servers.length;
   return `${n} server${n === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+function age(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${Math.round(ms / 60_000)} min`;
+  return `${Math.round(ms / 3_600_000)} h`;
 }
 
 function isServerDescription(result: DescribeResult): result is ServerDescription {

@@ -3,7 +3,8 @@ import { resolve } from 'node:path';
 import type { CommandHandler } from './context.js';
 
 export const typingsCommand: CommandHandler = async ({ args, io, signal, host }) => {
-  const dts = await (await host()).typings({ signal });
+  const [server] = args.positionals;
+  const dts = await (await host()).typings({ signal, ...(server === undefined ? {} : { server }) });
   if (args.output === undefined) {
     io.stdout.write(dts);
   } else {

@@ -76,4 +76,15 @@ describe('approval hook', function () {
     answer = async () => true;
     assert.deepEqual(record.outputs, [{ type: 'text', text: 'MCP_CALL_REFUSED' }]);
   });
+
+  it('gives up waiting for a hook that never answers when the caller aborts', async () => {
+    answer = () => new Promise(() => {});
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    await assert.rejects(
+      host.call({ server: 'fault', tool: 'echo', arguments: { text: 'x' } }, { signal: ac.signal }),
+      (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED',
+    );
+    answer = async () => true;
+  });
 });

@@ -109,14 +109,15 @@ describe('connection pool', function () {
     const host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
     try {
       const old = await pidOf(host);
-      const slow = host.call({ server: 'a', tool: 'sleep', arguments: { ms: 800 } });
+      // Long enough to outlast the new connection's start (spawn, initialize, tools/list, whoami).
+      const slow = host.call({ server: 'a', tool: 'sleep', arguments: { ms: 3000 } });
       await new Promise((r) => setTimeout(r, 100));
       writeConfig(tmp.dir, { a: faultEntry([], { env: { CHANGED: 'yes' } }) });
       const fresh = await pidOf(host);
       assert.notEqual(fresh, old);
       assert.ok(processAlive(old), 'still serving its in-flight call');
       const result = await slow;
-      assert.equal((result.content[0] as { text: string }).text, 'slept 800');
+      assert.equal((result.content[0] as { text: string }).text, 'slept 3000');
       await waitFor(() => !processAlive(old), 5000, 'the retired server to close');
     } finally {
       await host.close();

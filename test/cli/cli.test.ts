@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../bindings/helpers.js';
@@ -13,11 +14,15 @@ interface CliResult {
   readonly stderr: string;
 }
 
+const CACHE_HOME = mkdtempSync(join(tmpdir(), 'berry-cli-cache-'));
+after(() => rmSync(CACHE_HOME, { recursive: true, force: true }));
+
 function cli(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: options.cwd,
-      env: { ...process.env, ...options.env },
+      // Saved catalogs go to a temp cache, never the real home.
+      env: { ...process.env, XDG_CACHE_HOME: CACHE_HOME, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -60,7 +65,7 @@ describe('berry-mcp CLI', function () {
   });
 
   it('list prints an aligned table for people', async () => {
-    const { code, stdout } = await cli(['list', 'everything', '--config', 'mcp.json'], { cwd: tmp.dir });
+    const { code, stdout } = await cli(['list', 'everything', '--refresh', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(code, 0);
     assert.match(stdout, /^everything {2}connected {2}stdio {2}\d+ tools$/m);
     assert.match(stdout, /^ {2}echo +Echoes back the input string$/m);
@@ -90,7 +95,10 @@ describe('berry-mcp CLI', function () {
     const { code, stdout } = await cli(['describe', 'everything', 'get-sum', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(code, 0);
     assert.match(stdout, /everything \/ get-sum/);
-    assert.match(stdout, /Input schema:/);
+    assert.match(stdout, /^arguments: \{ \/\*\* First number \*\/ a: number; \/\*\* Second number \*\/ b: number \}$/m);
+    assert.doesNotMatch(stdout, /Input schema:/);
+    const raw = await cli(['describe', 'everything', 'get-sum', '--schemas', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.match(raw.stdout, /Input schema:\n\{\n {2}"type": "object"/);
   });
 
   it('exit 2 for bad usage, bad config, an unknown server, and an unreachable server', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, copyFileSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -195,6 +195,23 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assertCode(error, 'MCP_CONFIG_INVALID');
         assert.match(error.message, /Cannot read the MCP config file .*root-only\.json: permission denied/);
       }
+    });
+
+    it('saves catalogs in the REMOTE cache ($XDG_CACHE_HOME there) as the remote user; a later list answers from them', async () => {
+      // sshd's SetEnv points XDG_CACHE_HOME of remote sessions into its temp dir.
+      const dir = join(sshd.dir, 'cache', 'berry', 'catalogs');
+      const config = remoteConfig('conf/catalogs.json', { cataloged: faultEntry({ env: { CATALOG_SECRET: 'ssh-catalog-secret-4711' } }) });
+      const cold = await host({ configPath: config, savedCatalogs: true }).list();
+      assert.ok(cold.servers[0]?.status === 'connected' && cold.servers[0].cached === undefined);
+      await Promise.all(hosts.splice(0).map((h) => h.close()));
+      const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+      assert.equal(files.length, 1);
+      const file = statSync(join(dir, files[0]!));
+      assert.deepEqual([file.uid, file.mode & 0o777], [owner.uid, 0o600]);
+      assert.ok(!readFileSync(join(dir, files[0]!), 'utf8').includes('ssh-catalog-secret-4711'));
+      const warm = await host({ configPath: config, savedCatalogs: true }).list();
+      assert.ok(warm.servers[0]?.status === 'connected' && warm.servers[0].cached !== undefined);
+      assert.deepEqual(warm.servers[0].tools, cold.servers[0].tools);
     });
 
     it('runs server-everything remotely: PATH-resolved node, the remote cwd or the entry cwd, ${VAR} from the remote login environment', async () => {

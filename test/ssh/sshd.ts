@@ -4,7 +4,7 @@
  * "remote-only" HTTP(S) server that the test process cannot reach except through SSH.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, chmodSync, chownSync, statSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +104,10 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
   const user = await ensureTestUser([SERVER_EVERYTHING]);
   const dir = mkdtempSync(join(tmpdir(), 'berry-sshd-'));
   chmodSync(dir, 0o755);
+  // Caches of remote sessions (saved catalogs) stay in this temp dir, never in a real home.
+  const cacheDir = join(dir, 'cache');
+  mkdirSync(cacheDir, { mode: 0o700 });
+  if (process.getuid?.() === 0) chownSync(cacheDir, user.uid, statSync(user.homeDir).gid);
   const cleanups: Array<() => Promise<void> | void> = [() => rmSync(dir, { recursive: true, force: true })];
   const cleanup = async (): Promise<void> => {
     for (const step of cleanups.reverse()) await Promise.resolve(step()).catch(() => {});
@@ -141,7 +145,7 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
         'AllowTcpForwarding yes',
         `AllowUsers ${user.username}`,
         `Subsystem sftp ${SFTP_SERVER}`,
-        `SetEnv ${REMOTE_ENV.name}=${REMOTE_ENV.value}`,
+        `SetEnv ${REMOTE_ENV.name}=${REMOTE_ENV.value} XDG_CACHE_HOME=${cacheDir}`,
         'LogLevel INFO',
         '',
       ].join('\n'),

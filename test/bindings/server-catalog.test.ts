@@ -1,4 +1,4 @@
-// Live catalogs: list_changed invalidates at once; a tool added without notice is found by the
+// server-catalog (live catalogs): list_changed invalidates at once; a tool added without notice is found by the
 // one refresh an unknown name triggers; tools/list pagination faults (rejected cursor, endless
 // pages, duplicate names).
 import assert from 'node:assert/strict';
@@ -21,6 +21,8 @@ describe('live catalogs', function () {
       rejecting: faultEntry(['--tools=12', '--page-size=5', '--reject-cursor-once']),
       endless: faultEntry(['--endless-pages']),
       duplicates: faultEntry(['--duplicate-tools']),
+      prompting: faultEntry(['--prompts']),
+      broken: faultEntry(['--broken-prompts']),
     });
     host = createMcpHost({ cwd: tmp.dir, configPath: config });
   });
@@ -64,5 +66,32 @@ describe('live catalogs', function () {
     const names = Object.keys(described.tools);
     assert.equal(names.length, new Set(names).size);
     assert.doesNotMatch(Object.values(described.tools).join('\n'), /a second tool with the same name/);
+  });
+
+  it('sees prompts and resources announced by their list_changed notifications', async () => {
+    const before = (await host.describe({ server: 'prompting' })) as ServerDescription;
+    assert.deepEqual(Object.keys(before.prompts), ['greet']);
+    assert.deepEqual(Object.keys(before.resources), ['fixture://one']);
+    await host.call({ server: 'prompting', tool: 'add_prompt', arguments: { name: 'wave' } });
+    await host.call({ server: 'prompting', tool: 'add_resource', arguments: { uri: 'fixture://two' } });
+    const after = (await host.describe({ server: 'prompting' })) as ServerDescription;
+    assert.deepEqual(Object.keys(after.prompts), ['greet', 'wave']);
+    assert.deepEqual(Object.keys(after.resources), ['fixture://one', 'fixture://two']);
+    const prompt = await host.prompt({ server: 'prompting', name: 'wave' });
+    assert.equal(prompt.messages.length, 1);
+    const read = await host.read({ server: 'prompting', uri: 'fixture://two' });
+    assert.deepEqual(read.contents, [{ uri: 'fixture://two', mimeType: 'text/plain', text: 'contents of fixture://two' }]);
+    await assert.rejects(host.read({ server: 'prompting', uri: 'fixture://three' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_RESOURCE');
+      assert.match(error.message, /Its resources: (fixture:\/\/one, fixture:\/\/two|fixture:\/\/two, fixture:\/\/one)\./);
+      return true;
+    });
+  });
+
+  it('still describes the tools of a server whose prompts/list fails, with a warning', async () => {
+    const described = (await host.describe({ server: 'broken' })) as ServerDescription;
+    assert.ok('echo' in described.tools);
+    assert.deepEqual(described.prompts, {});
+    assert.match(described.warnings?.[0] ?? '', /^prompts\/list failed: .*prompt store offline/);
   });
 });
