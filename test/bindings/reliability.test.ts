@@ -176,6 +176,26 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.notEqual(await pid(host, 'stubborn'), before);
   });
 
+  it('a server that stops reading its stdin costs no listener per waiting message, and its calls time out', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      assert.equal(textOf(await host.call({ server: 'quick', tool: 'stop_reading', arguments: {} })), 'paused');
+      const text = 'x'.repeat(100_000);
+      const calls = Array.from({ length: 20 }, () =>
+        rejection(host.call({ server: 'quick', tool: 'echo', arguments: { text } }), 'MCP_TIMEOUT'),
+      );
+      await Promise.all(calls);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('an onLog that throws loses its events, never the host or the call', async () => {
     const throwing = createMcpHost({
       cwd: tmp.dir,
