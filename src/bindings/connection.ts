@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServerConfig } from '../config/index.js';
 import { createRedactor } from '../config/index.js';
-import { BerryError, CallTimeoutError, CancelledError, ServerStartError, isBerryError } from '../errors.js';
+import { BerryError, CallTimeoutError, CancelledError, ServerStartError, TransportClosedError, isBerryError } from '../errors.js';
 import {
   MachineStdioTransport,
   closeHttpTransport,
@@ -254,6 +254,10 @@ export class ServerConnection {
       closedDetail: () => this.#closedDetail(),
       transportClosed: () => this.#transportEnded,
     });
+    // A timeout behind an endless unterminated line is a stuck transport, not a slow tool.
+    if (mapped.code === 'MCP_TIMEOUT' && this.#transport instanceof MachineStdioTransport && this.#transport.abandonIfStuck(this.config.timeoutMs)) {
+      return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${this.#closedDetail()}. The next operation reconnects.`, '', { cause: error });
+    }
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
     // Anything else (a JSON-RPC error, a malformed result) failed this request only.
     if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {

@@ -209,6 +209,18 @@ export class MachineStdioTransport implements Transport {
     });
   }
 
+  /**
+   * A request got no answer for `ms` while one unterminated line held stdout all that time: no
+   * answer can ever get through it, so the transport has ended. True when it gave up.
+   */
+  abandonIfStuck(ms: number): boolean {
+    const since = this.#lines.pendingSince;
+    if (since === undefined || Date.now() - since < ms) return false;
+    const bytes = this.#lines.pendingBytes;
+    this.#fail({ kind: 'read-failed', message: `a line of ${bytes} bytes without a newline has blocked stdout for ${Math.round((Date.now() - since) / 1000)} s` });
+    return true;
+  }
+
   /** Gives up on the process: in-flight requests fail now, the process group is stopped behind them. */
   #fail(failure: StdioTransportFailure): void {
     if (this.#failure || this.#closing || this.#closedNotified) return;
