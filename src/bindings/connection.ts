@@ -254,8 +254,9 @@ export class ServerConnection {
       closedDetail: () => this.#closedDetail(),
       transportClosed: () => this.#transportEnded,
     });
-    // A timeout behind an endless unterminated line is a stuck transport, not a slow tool.
-    if (mapped.code === 'MCP_TIMEOUT' && this.#transport instanceof MachineStdioTransport && this.#transport.abandonIfStuck(this.config.timeoutMs)) {
+    // A timeout behind an endless unterminated line is a stuck transport, not a slow tool. Half the
+    // timeout: the line may have begun just after this request was sent.
+    if (mapped.code === 'MCP_TIMEOUT' && this.#transport instanceof MachineStdioTransport && this.#transport.abandonIfStuck(this.config.timeoutMs / 2)) {
       return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${this.#closedDetail()}. The next operation reconnects.`, '', { cause: error });
     }
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
