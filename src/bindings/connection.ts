@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServerConfig } from '../config/index.js';
 import { createRedactor } from '../config/index.js';
-import { BerryError, CallTimeoutError, CancelledError, ServerStartError, isBerryError } from '../errors.js';
+import { BerryError, CallTimeoutError, CancelledError, ServerStartError, TransportClosedError, isBerryError } from '../errors.js';
 import {
   MachineStdioTransport,
   closeHttpTransport,
@@ -241,6 +241,11 @@ export class ServerConnection {
       closedDetail: () => this.#closedDetail(),
       transportClosed: () => this.#transportEnded,
     });
+    // A timeout behind an endless unterminated line is a stuck transport, not a slow tool. Half the
+    // timeout: the line may have begun just after this request was sent.
+    if (mapped.code === 'MCP_TIMEOUT' && this.#transport instanceof MachineStdioTransport && this.#transport.abandonIfStuck(this.config.timeoutMs / 2)) {
+      return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${this.#closedDetail()}. The next operation reconnects.`, '', { cause: error });
+    }
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
     // Anything else (a JSON-RPC error, a malformed result) failed this request only; a lost response
     // stream is that call's loss: the session itself is still there.

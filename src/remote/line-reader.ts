@@ -23,6 +23,7 @@ export class LineReader {
   readonly #limitBytes: number;
   #chunks: Buffer[] = [];
   #pending = 0;
+  #since = 0;
   #failed = false;
 
   constructor(limitBytes: number) {
@@ -35,6 +36,11 @@ export class LineReader {
   /** Bytes waiting for their newline. */
   get pendingBytes(): number {
     return this.#pending;
+  }
+
+  /** When the line now pending began (Date.now()), if one is. */
+  get pendingSince(): number | undefined {
+    return this.#pending > 0 ? this.#since : undefined;
   }
 
   /**
@@ -63,6 +69,7 @@ export class LineReader {
     if (start < chunk.length) {
       const rest = chunk.subarray(start);
       this.#check(this.#pending + rest.length);
+      if (this.#pending === 0) this.#since = Date.now();
       this.#chunks.push(rest);
       this.#pending += rest.length;
     }

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as delay } from 'node:timers/promises';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -67,6 +68,7 @@ export class MachineStdioTransport implements Transport {
   #protocolVersion: string | undefined;
   #partialLine = '';
   #failure: StdioTransportFailure | undefined;
+  #drained: Promise<void> | undefined;
 
   constructor(options: MachineStdioTransportOptions) {
     this.#options = options;
@@ -207,6 +209,18 @@ export class MachineStdioTransport implements Transport {
     });
   }
 
+  /**
+   * A request got no answer for `ms` while one unterminated line held stdout all that time: no
+   * answer can ever get through it, so the transport has ended. True when it gave up.
+   */
+  abandonIfStuck(ms: number): boolean {
+    const since = this.#lines.pendingSince;
+    if (since === undefined || Date.now() - since < ms) return false;
+    const bytes = this.#lines.pendingBytes;
+    this.#fail({ kind: 'read-failed', message: `a line of ${bytes} bytes without a newline has blocked stdout for ${Math.round((Date.now() - since) / 1000)} s` });
+    return true;
+  }
+
   /** Gives up on the process: in-flight requests fail now, the process group is stopped behind them. */
   #fail(failure: StdioTransportFailure): void {
     if (this.#failure || this.#closing || this.#closedNotified) return;
@@ -222,17 +236,22 @@ export class MachineStdioTransport implements Transport {
     if (!stdin || this.#exit || this.#closing || stdin.destroyed || !stdin.writable) {
       throw new Error('Not connected');
     }
-    if (!stdin.write(serializeMessage(message))) {
-      await new Promise<void>((resolve) => {
-        const done = (): void => {
-          stdin.off('drain', done);
-          stdin.off('close', done);
-          resolve();
-        };
-        stdin.on('drain', done);
-        stdin.on('close', done);
-      });
-    }
+    if (!stdin.write(serializeMessage(message))) await this.#whenDrained(stdin);
+  }
+
+  /** One wait for every sender while stdin is full: a server that stops reading adds no listeners per message. */
+  #whenDrained(stdin: Writable): Promise<void> {
+    this.#drained ??= new Promise<void>((resolve) => {
+      const done = (): void => {
+        stdin.off('drain', done);
+        stdin.off('close', done);
+        this.#drained = undefined;
+        resolve();
+      };
+      stdin.on('drain', done);
+      stdin.on('close', done);
+    });
+    return this.#drained;
   }
 
   // The server exited on its own (crash or stdin end): take down what is left of its group.

@@ -68,11 +68,13 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.notEqual(after, before);
   });
 
-  it('16 MB on stdout without a newline: over the cap it is MCP_MESSAGE_TOO_LARGE; under it the host lives and the call times out', async () => {
+  it('16 MB on stdout without a newline: over the cap it is MCP_MESSAGE_TOO_LARGE; under it the call times out and the blocked transport is replaced', async () => {
     await rejection(capped.call({ server: 'ok', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_MESSAGE_TOO_LARGE');
     assert.ok((await pid(capped, 'ok')) > 0);
-    assert.ok((await pid(host, 'quick')) > 0);
-    await rejection(host.call({ server: 'quick', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_TIMEOUT');
+    const before = await pid(host, 'quick');
+    const error = await rejection(host.call({ server: 'quick', tool: 'stdout_raw', arguments: { bytes: 16 * MiB } }), 'MCP_TRANSPORT_CLOSED');
+    assert.match(error.message, /did not answer within 4 s.*16777216 bytes without a newline has blocked stdout/s);
+    assert.notEqual(await pid(host, 'quick'), before, 'no later answer could pass that line: a new server');
   });
 
   it('a malformed result (content not an array) fails that call with a one-line MCP_PROTOCOL_ERROR; the connection and its other calls live', async () => {
@@ -174,6 +176,26 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`);
     await waitFor(() => !processAlive(before), 5000, 'the server to be stopped');
     assert.notEqual(await pid(host, 'stubborn'), before);
+  });
+
+  it('a server that stops reading its stdin costs no listener per waiting message, and its calls time out', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => {
+      warnings.push(warning);
+    };
+    process.on('warning', onWarning);
+    try {
+      assert.equal(textOf(await host.call({ server: 'quick', tool: 'stop_reading', arguments: {} })), 'paused');
+      const text = 'x'.repeat(100_000);
+      const calls = Array.from({ length: 20 }, () =>
+        rejection(host.call({ server: 'quick', tool: 'echo', arguments: { text } }), 'MCP_TIMEOUT'),
+      );
+      await Promise.all(calls);
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(warnings.map((w) => w.message), []);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 
   it('an onLog that throws loses its events, never the host or the call', async () => {

@@ -3,6 +3,7 @@ import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/i
 import { isBerryError } from '../../src/errors.js';
 import { createHost } from '../../src/host.js';
 import { childPidsOf, processAlive, writeConfig } from '../fixtures/servers.js';
+import { SharedWork } from '../../src/bindings/shared-work.js';
 import { faultEntry, tempDir, waitFor } from './helpers.js';
 
 const abortAfter = (ms: number): AbortSignal => {
@@ -141,5 +142,49 @@ describe('shared work has no single owner', function () {
     const error = await pending;
     assert.ok(isBerryError(error) && error.code === 'MCP_HOST_CLOSED', String(error));
     await waitFor(() => childPidsOf(process.pid).filter(processAlive).length === 0, 3000, 'no children');
+  });
+});
+
+describe('SharedWork', () => {
+  const deferred = (): { work: SharedWork<string>; signal: () => AbortSignal | undefined; resolve: (v: string) => void } => {
+    let own: AbortSignal | undefined;
+    let resolve!: (v: string) => void;
+    const work = new SharedWork<string>((signal) => {
+      own = signal;
+      return new Promise<string>((res, rej) => {
+        resolve = res;
+        signal.addEventListener('abort', () => rej(new Error('abandoned')), { once: true });
+      });
+    });
+    return { work, signal: () => own, resolve };
+  };
+
+  it('is abandoned only when the last waiter leaves', async () => {
+    const { work, signal } = deferred();
+    const a = new AbortController();
+    const b = new AbortController();
+    const pa = work.join(a.signal, 'A');
+    const pb = work.join(b.signal, 'B');
+    a.abort();
+    await assert.rejects(pa, { code: 'MCP_CANCELLED', message: 'A was cancelled.' });
+    assert.equal(signal()?.aborted, false, 'B still waits');
+    b.abort();
+    await assert.rejects(pb, { code: 'MCP_CANCELLED' });
+    assert.equal(signal()?.aborted, true);
+    assert.equal(work.abandoned, true);
+  });
+
+  it('a waiter without a signal keeps the work alive; everyone gets the value', async () => {
+    const { work, signal, resolve } = deferred();
+    const a = new AbortController();
+    const pa = work.join(a.signal, 'A');
+    const plain = work.join(undefined, 'plain');
+    a.abort();
+    await assert.rejects(pa, { code: 'MCP_CANCELLED' });
+    assert.equal(signal()?.aborted, false);
+    resolve('done');
+    assert.equal(await plain, 'done');
+    assert.equal(await work.join(new AbortController().signal, 'late'), 'done');
+    await assert.rejects(work.join(AbortSignal.abort(), 'pre'), { code: 'MCP_CANCELLED' });
   });
 });
