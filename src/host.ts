@@ -8,6 +8,8 @@ export interface RunOptions {
   readonly memoryLimitMb?: number;
   /** Budget for text outputs and logs. @default 1048576 */
   readonly outputLimitBytes?: number;
+  /** Largest JSON of one `tools.*` call's arguments; larger fails that call with MCP_INVALID_ARGUMENT. @default 4194304 */
+  readonly maxArgumentBytes?: number;
   /** Aborting ends the run and cancels its in-flight calls on their servers. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: { fn: string; progress: number; total?: number; message?: string }) => void;
