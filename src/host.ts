@@ -10,6 +10,8 @@ export interface RunOptions {
   readonly outputLimitBytes?: number;
   /** Largest JSON of one `tools.*` call's arguments; larger fails that call with MCP_INVALID_ARGUMENT. @default 4194304 */
   readonly maxArgumentBytes?: number;
+  /** Most `tools.*` calls in flight at once; later ones wait in the sandbox. @default 64 */
+  readonly maxConcurrentCalls?: number;
   /** Aborting ends the run and cancels its in-flight calls on their servers. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: { fn: string; progress: number; total?: number; message?: string }) => void;

@@ -120,6 +120,7 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     resultLimit: options.outputLimitBytes,
     argumentLimit: options.maxArgumentBytes,
     argumentCode: ARGUMENT_TOO_LARGE,
+    maxCalls: options.maxConcurrentCalls,
   });
   run.phase = 'script';
   // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
