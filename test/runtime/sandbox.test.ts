@@ -383,3 +383,21 @@ describe('sandbox host-call flood', () => {
     assert.equal(order.length, 40);
   });
 });
+
+describe('sandbox argument depth', () => {
+  it('arguments nested deeper than 256 levels fail that call with MCP_INVALID_ARGUMENT, host function not called', async () => {
+    let called = 0;
+    const count: HostFunction = async () => ++called;
+    const record = await runScript(
+      `let deep = 1; for (let i = 0; i < 1000; i++) deep = [deep];
+      try { await tools.count(deep); } catch (e) { return [e.code, e.message, await tools.count([[[1]]])]; }`,
+      { functions: { count }, timeoutMs: 10_000 },
+    );
+    assert.deepEqual(record.result, [
+      'MCP_INVALID_ARGUMENT',
+      'tools.count(): the arguments nest more than 256 levels of arrays and objects. Send a flatter value.',
+      1,
+    ]);
+    assert.equal(called, 1);
+  });
+});
