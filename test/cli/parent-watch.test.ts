@@ -68,4 +68,34 @@ describe('berry-mcp run when its parent is killed', function () {
       for (const pid of pidsWithEnv(cancelLog)) process.kill(pid, 'SIGKILL');
     }
   });
+
+  it('a hangup of the whole process group (terminal closed) also cancels the calls and stops the servers', async () => {
+    const cancelLog = join(tmp.dir, 'cancel-hup.log');
+    writeConfig(tmp.dir, { fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }) });
+    writeFileSync(join(tmp.dir, 'script.js'), 'await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 60000 } });');
+    const parent = spawn(process.execPath, [BIN, 'run', 'script.js', '--config', 'mcp.json'], {
+      cwd: tmp.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    parent.stdout.resume();
+    parent.stderr.resume();
+    const exited = new Promise<number | null>((resolve) => parent.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => pidsWithEnv(cancelLog).length > 0, 15_000, 'the fault server');
+      const [server] = pidsWithEnv(cancelLog);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      process.kill(-parent.pid!, 'SIGHUP');
+      assert.notEqual(await exited, null);
+      await waitFor(() => !alive(server!), 5000, 'the server to stop');
+      await waitFor(() => existsSync(cancelLog) && readFileSync(cancelLog, 'utf8').includes('cancelled'), 5000, 'the cancellation');
+    } finally {
+      try {
+        process.kill(-parent.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      for (const pid of pidsWithEnv(cancelLog)) process.kill(pid, 'SIGKILL');
+    }
+  });
 });
