@@ -23,12 +23,18 @@ if ((argv.includes('run') || argv.includes('serve')) && !hasSnapshotFlag) {
   };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
+  process.on('SIGHUP', forward);
   child.on('exit', (code, signal) => {
     process.exitCode = code ?? (signal ? 128 + 2 : 1);
   });
 } else {
-  // A parent gone is a SIGTERM: the run aborts, its calls are cancelled and its servers stopped.
-  watchParent(() => process.emit('SIGTERM', 'SIGTERM'));
+  // A parent gone, a closed terminal (SIGHUP) or a reader gone (EPIPE) is a SIGTERM: the run
+  // aborts, its calls are cancelled and its servers stopped, instead of dying and leaving them.
+  const terminate = (): void => void process.emit('SIGTERM', 'SIGTERM');
+  watchParent(terminate);
+  process.on('SIGHUP', terminate);
+  process.stdout.on('error', terminate);
+  process.stderr.on('error', terminate);
   main(argv, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, cwd: process.cwd() }).then(
     (code) => {
       process.exitCode = code;

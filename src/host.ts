@@ -8,6 +8,10 @@ export interface RunOptions {
   readonly memoryLimitMb?: number;
   /** Budget for text outputs and logs. @default 1048576 */
   readonly outputLimitBytes?: number;
+  /** Largest JSON of one `tools.*` call's arguments; larger fails that call with MCP_INVALID_ARGUMENT. @default 4194304 */
+  readonly maxArgumentBytes?: number;
+  /** Most `tools.*` calls in flight at once; later ones wait in the sandbox. @default 64 */
+  readonly maxConcurrentCalls?: number;
   /** Aborting ends the run and cancels its in-flight calls on their servers. */
   readonly signal?: AbortSignal;
   /** Progress of the script's calls; `label` is `server/tool`. */

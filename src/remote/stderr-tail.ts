@@ -21,11 +21,18 @@ export class TailBuffer {
     }
   }
 
-  /** The kept text, cut at a line start when the tail was truncated. */
+  /**
+   * The kept text, cut at a line start when the tail was truncated, and never in the middle of a
+   * character. It may still start inside a secret when no line starts in it: the redactor masks
+   * such a fragment (see createRedactor).
+   */
   text(): string {
     let buffer = Buffer.concat(this.#chunks);
     if (buffer.length > this.#limitBytes) buffer = buffer.subarray(buffer.length - this.#limitBytes);
-    let text = buffer.toString('utf8');
+    let start = 0;
+    // UTF-8 continuation bytes (10xxxxxx) belong to a character cut off in front.
+    while (this.#size > this.#limitBytes && start < 3 && start < buffer.length && ((buffer[start] ?? 0) & 0xc0) === 0x80) start++;
+    let text = buffer.subarray(start).toString('utf8');
     if (this.#size > this.#limitBytes) {
       const newline = text.indexOf('\n');
       if (newline !== -1 && newline < text.length - 1) text = text.slice(newline + 1);

@@ -28,6 +28,8 @@ export interface BootstrapConfig {
   readonly argumentLimit: number;
   /** Code of the error a too-large argument gets. */
   readonly argumentCode: string;
+  /** Most host calls in flight at once; later ones wait inside the sandbox. */
+  readonly maxCalls: number;
 }
 
 /**
@@ -159,6 +161,26 @@ const toError = (shape, from) => {
   capture(error, from);
   return error;
 };
+// At most maxCalls host calls cross at once; the rest queue here, in the script's own (limited)
+// memory, so a loop that starts calls without awaiting them cannot flood the host.
+const Prom = Promise;
+let active = 0, first = null, last = null;
+const slot = () => {
+  if (active < config.maxCalls) { active++; return undefined; }
+  return new Prom((resolve) => {
+    const waiter = { __proto__: null, resolve, next: null };
+    if (last === null) first = waiter; else last.next = waiter;
+    last = waiter;
+  });
+};
+// Hands the slot to the next waiter, if any.
+const release = () => {
+  const waiter = first;
+  if (waiter === null) { active--; return; }
+  first = waiter.next;
+  if (first === null) last = null;
+  waiter.resolve();
+};
 const tools = {};
 for (let i = 0; i < config.names.length; i++) {
   const name = config.names[i];
@@ -180,7 +202,11 @@ for (let i = 0; i < config.names.length; i++) {
       capture(error, fn);
       throw error;
     }
-    const reply = parse(await hostCall.apply(undefined, [name, json], APPLY));
+    const wait = slot();
+    if (wait !== undefined) await wait;
+    let raw;
+    try { raw = await hostCall.apply(undefined, [name, json], APPLY); } finally { release(); }
+    const reply = parse(raw);
     if (reply.ok) return reply.value;
     throw toError(reply.error, fn);
   } }[name];

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
 import type { HostCallContext, HostFunction, HostProgress, RunProgress, RunScriptOptions } from './types.js';
 
 /** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
@@ -11,10 +12,10 @@ export interface ErrorShape {
 const noProgress = (): void => {};
 
 /**
- * The code of a call whose arguments are too large: the one every caller of the host functions
+ * The code of a call whose arguments are refused (too large, too deep): the one every caller of the host functions
  * already branches on for arguments it cannot send.
  */
-export const ARGUMENT_TOO_LARGE = 'MCP_INVALID_ARGUMENT';
+export const ARGUMENT_REFUSED = 'MCP_INVALID_ARGUMENT';
 
 /**
  * The host side of `tools.<name>(args)`. The sandbox sends the function name and the arguments as
@@ -59,7 +60,14 @@ export class HostBridge {
       return errorEnvelope({
         name: 'RangeError',
         message: `tools.${name}(): the arguments are ${bytes} bytes as JSON, more than the limit of ${this.#maxArgumentBytes} bytes (maxArgumentBytes). Send less in one call.`,
-        code: ARGUMENT_TOO_LARGE,
+        code: ARGUMENT_REFUSED,
+      });
+    }
+    if (typeof json === 'string' && nestedDeeperThan(json, MAX_JSON_DEPTH)) {
+      return errorEnvelope({
+        name: 'RangeError',
+        message: `tools.${name}(): the arguments nest more than ${MAX_JSON_DEPTH} levels of arrays and objects. Send a flatter value.`,
+        code: ARGUMENT_REFUSED,
       });
     }
     let args: unknown;

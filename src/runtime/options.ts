@@ -6,6 +6,7 @@ export const DEFAULT_OUTPUT_LIMIT_BYTES = 1_048_576;
 export const DEFAULT_FILENAME = 'script.js';
 /** 4 MiB: the same default as the host's own cap for library callers. */
 export const DEFAULT_MAX_ARGUMENT_BYTES = 4_194_304;
+export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 
 /** isolated-vm refuses less. */
 const MIN_MEMORY_LIMIT_MB = 8;
@@ -22,6 +23,7 @@ export interface NormalizedRunOptions {
   readonly memoryLimitMb: number;
   readonly outputLimitBytes: number;
   readonly maxArgumentBytes: number;
+  readonly maxConcurrentCalls: number;
   readonly signal: AbortSignal | undefined;
   readonly onProgress: RunScriptOptions['onProgress'];
   readonly onOutput: RunScriptOptions['onOutput'];
@@ -62,6 +64,7 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
     memoryLimitMb: number('memoryLimitMb', options.memoryLimitMb, DEFAULT_MEMORY_LIMIT_MB, MIN_MEMORY_LIMIT_MB, Number.MAX_SAFE_INTEGER, true),
     outputLimitBytes: number('outputLimitBytes', options.outputLimitBytes, DEFAULT_OUTPUT_LIMIT_BYTES, 0, Number.MAX_SAFE_INTEGER, true),
     maxArgumentBytes: number('maxArgumentBytes', options.maxArgumentBytes, DEFAULT_MAX_ARGUMENT_BYTES, 1, Number.MAX_SAFE_INTEGER, true),
+    maxConcurrentCalls: number('maxConcurrentCalls', options.maxConcurrentCalls, DEFAULT_MAX_CONCURRENT_CALLS, 1, 100_000, true),
     signal,
     onProgress,
     onOutput,

@@ -2,7 +2,8 @@ import { Buffer } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../errors.js';
-import { ARGUMENT_TOO_LARGE, HostBridge } from './bridge.js';
+import { ARGUMENT_REFUSED, HostBridge } from './bridge.js';
+import { MAX_JSON_DEPTH as MAX_RESULT_DEPTH, nestedDeeperThan } from './json-depth.js';
 import { loadIsolatedVm, type Ivm } from './load-ivm.js';
 import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
@@ -10,6 +11,8 @@ import { OutputCollector } from './outputs.js';
 import { compileUserScript, createSandboxContext } from './sandbox.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
+
+export { nestedDeeperThan } from './json-depth.js';
 
 type Outcome =
   | { readonly ok: true; readonly hasResult: boolean; readonly result?: unknown }
@@ -29,8 +32,6 @@ interface Run {
 }
 
 const IVM_TIMEOUT_SLACK_MS = 50;
-/** Real tool results nest a dozen levels; thousands would break JSON.stringify of the record. */
-const MAX_RESULT_DEPTH = 256;
 
 let nodeFlagsChecked = false;
 
@@ -119,7 +120,8 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     remaining: options.outputLimitBytes,
     resultLimit: options.outputLimitBytes,
     argumentLimit: options.maxArgumentBytes,
-    argumentCode: ARGUMENT_TOO_LARGE,
+    argumentCode: ARGUMENT_REFUSED,
+    maxCalls: options.maxConcurrentCalls,
   });
   run.phase = 'script';
   // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
@@ -191,24 +193,6 @@ function toRecord(outcome: Outcome, outputs: OutputCollector, calls: number, ela
   if (!outcome.ok) return { ok: false, outputs: outputs.outputs, logs: outputs.logs, error: outcome.error, durationMs, calls };
   if (!outcome.hasResult) return { ok: true, outputs: outputs.outputs, logs: outputs.logs, durationMs, calls };
   return { ok: true, result: outcome.result, outputs: outputs.outputs, logs: outputs.logs, durationMs, calls };
-}
-
-/** Whether brackets in `json` (outside strings) nest deeper than `max`; linear, stops early. */
-export function nestedDeeperThan(json: string, max: number): boolean {
-  if (json.length <= max * 2) return false;
-  let depth = 0;
-  for (let i = 0; i < json.length; i++) {
-    const c = json.charCodeAt(i);
-    if (c === 0x22) {
-      // Skip a string: up to the next quote that is not escaped.
-      for (i++; i < json.length && json.charCodeAt(i) !== 0x22; i++) if (json.charCodeAt(i) === 0x5c) i++;
-    } else if (c === 0x5b || c === 0x7b) {
-      if (++depth > max) return true;
-    } else if (c === 0x5d || c === 0x7d) {
-      depth--;
-    }
-  }
-  return false;
 }
 
 function msUntil(deadline: number): number {

@@ -56,6 +56,12 @@ export interface RunScriptOptions {
    * @default 4194304
    */
   readonly maxArgumentBytes?: number;
+  /**
+   * Most `tools.*` calls of one run in flight on the host at once; later calls wait inside the
+   * sandbox until one ends (so a loop starting calls without awaiting them cannot flood the host).
+   * @default 64
+   */
+  readonly maxConcurrentCalls?: number;
   /** Aborting it ends the run with SCRIPT_ABORTED and aborts the host calls in flight. */
   readonly signal?: AbortSignal;
   /** Called for progress reported by host functions while they run. */

@@ -147,6 +147,27 @@ try {
     assert.deepEqual(seen, [1, 2, 3]);
   });
 
+  it('a call whose arguments exceed maxArgumentBytes fails in the script, nothing sent; smaller ones pass', async () => {
+    const record = await host.run(`
+      const big = "x".repeat(1e6);
+      const out = [];
+      try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "a", more: Array(50).fill(big) } }); }
+      catch (e) { out.push(e.code, e.message); }
+      const ok = await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: big } });
+      out.push(ok.content[0].text.length);
+      return out;`);
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    const [code, message, echoed] = record.result as [string, string, number];
+    assert.equal(code, 'MCP_INVALID_ARGUMENT');
+    assert.match(message, /more than the limit of 4194304 bytes \(maxArgumentBytes\)/);
+    assert.equal(echoed, 1e6);
+    assert.equal(record.calls, 1);
+    const lower = await host.run('try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x".repeat(2000) } }); } catch (e) { return e.code; }', {
+      maxArgumentBytes: 1000,
+    });
+    assert.equal(lower.result, 'MCP_INVALID_ARGUMENT');
+  });
+
   it('10,000 small calls leak no host memory beyond a bound (8 MB of heap across two batches)', async function () {
     this.timeout(120_000);
     const script = `

@@ -42,7 +42,8 @@ describe('memory limit against the red-team classes (real runs, host RSS measure
     assert.ok(lines.length >= 20, `ran ${lines.length} attacks`);
     for (const line of lines) assert.equal(line.ok, false, `${line.name} finished`);
     const codes = Object.fromEntries(lines.map((line) => [line.name, line.code]));
-    for (const name of ['arrayBuffers', 'typedArraysTouched', 'sharedArrayBuffers', 'strings', 'json', 'afterAwait']) {
+    // These hit the limit in tens of ms; slower ones may meet the (short) timeout first on a busy machine.
+    for (const name of ['arrayBuffers', 'typedArraysTouched', 'hugeTypedArray', 'sharedArrayBuffers', 'afterAwait']) {
       assert.equal(codes[name], 'SCRIPT_MEMORY_LIMIT', name);
     }
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { setMaxListeners } from 'node:events';
 import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
 
 const echo: HostFunction = async (args) => args;
@@ -332,6 +333,71 @@ describe('sandbox resource classes', () => {
     assert.equal(code2, 'MCP_INVALID_ARGUMENT');
     assert.match(message2, /1200002 bytes as JSON/);
     assert.equal(calls, 1);
+    assert.equal(called, 1);
+  });
+});
+
+describe('sandbox host-call flood', () => {
+  it('a loop starting calls without awaiting them keeps at most maxConcurrentCalls on the host, and the run ends', async function () {
+    this.timeout(20_000);
+    let inFlight = 0;
+    let most = 0;
+    const hang: HostFunction = async (_args, context) => {
+      most = Math.max(most, ++inFlight);
+      // 64 waiters on the run's one signal, on purpose.
+      setMaxListeners(0, context.signal);
+      try {
+        await new Promise((resolve) => context.signal.addEventListener('abort', resolve, { once: true }));
+      } finally {
+        inFlight--;
+      }
+    };
+    const started = performance.now();
+    const record = await runScript('for (let i = 0; ; i++) tools.hang({ i });', { functions: { hang }, timeoutMs: 3000, memoryLimitMb: 32 });
+    assert.equal(record.ok, false);
+    assert.ok(record.error?.code === 'SCRIPT_MEMORY_LIMIT' || record.error?.code === 'SCRIPT_TIMEOUT', record.error?.code);
+    assert.ok(performance.now() - started < 6000, `ended after ${Math.round(performance.now() - started)} ms`);
+    assert.equal(most, 64);
+    assert.equal(record.calls, 64);
+    assert.equal(inFlight, 0);
+  });
+
+  it('queued calls run as earlier ones finish, in order, and all complete', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const order: number[] = [];
+    const slow: HostFunction = async (args) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      order.push((args as { i: number }).i);
+      return (args as { i: number }).i;
+    };
+    const record = await runScript('return (await Promise.all(Array.from({ length: 40 }, (_, i) => tools.slow({ i })))).length;', {
+      functions: { slow },
+      maxConcurrentCalls: 8,
+      timeoutMs: 10_000,
+    });
+    assert.equal(record.result, 40);
+    assert.equal(most, 8);
+    assert.equal(order.length, 40);
+  });
+});
+
+describe('sandbox argument depth', () => {
+  it('arguments nested deeper than 256 levels fail that call with MCP_INVALID_ARGUMENT, host function not called', async () => {
+    let called = 0;
+    const count: HostFunction = async () => ++called;
+    const record = await runScript(
+      `let deep = 1; for (let i = 0; i < 1000; i++) deep = [deep];
+      try { await tools.count(deep); } catch (e) { return [e.code, e.message, await tools.count([[[1]]])]; }`,
+      { functions: { count }, timeoutMs: 10_000 },
+    );
+    assert.deepEqual(record.result, [
+      'MCP_INVALID_ARGUMENT',
+      'tools.count(): the arguments nest more than 256 levels of arrays and objects. Send a flatter value.',
+      1,
+    ]);
     assert.equal(called, 1);
   });
 });
