@@ -10,8 +10,9 @@ import { checkApproval, type ApproveCall } from './approval.js';
 import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
-import { readResource } from './resources.js';
-import { callToolAsTask, usesTask } from './tasks.js';
+// resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
+// connection has loaded the SDK anyway, so a script that calls no tool never loads it.
+import { usesTask } from './task-support.js';
 import { connectedStatus } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
 import { findTool, knownTool } from './tool-lookup.js';
@@ -407,7 +408,7 @@ class Host implements McpHost {
         const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
         if (this.#approveCall) await checkApproval(this.#approveCall, server, found, args, options.signal);
         return usesTask(connection, found)
-          ? callToolAsTask(connection, tool, args, options)
+          ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
           : connection.callTool(tool, args, options);
       },
       options.signal,
@@ -416,7 +417,7 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.withServer(valid.server, (connection) => readResource(connection, valid, options.signal), options.signal);
+    return this.withServer(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {

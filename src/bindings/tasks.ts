@@ -9,7 +9,6 @@ import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type
 import { BerryError, CallTimeoutError, CancelledError } from '../errors.js';
 import { onAbort } from './abort-listeners.js';
 import type { CallOptions, ServerConnection } from './connection.js';
-import { taskSupportOf } from './describe-format.js';
 
 /** Bounds on the server's poll interval: never a busy loop, never a nap past a short task. */
 const MIN_POLL_MS = 20;
@@ -21,12 +20,6 @@ const CANCEL_TIMEOUT_MS = 2000;
 type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 /** True when the call must go through tasks: the tool asks for it and the server can run tasks. */
-export function usesTask(connection: ServerConnection, tool: Tool): boolean {
-  const support = taskSupportOf(tool);
-  if (support === 'required') return true;
-  return support === 'optional' && connection.client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
-}
-
 export async function callToolAsTask(
   connection: ServerConnection,
   tool: string,

@@ -158,8 +158,8 @@ async function hint(error: { code: BerryErrorCode; message: string }, args: CliA
       const loaded = await (await host).readConfig();
       return serverHint(server, loaded.servers.map((s) => s.name));
     }
-    // A message that already puts the closest names first needs no more.
-    if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/closest|did you mean/i.test(error.message)) {
+    // The message lists what exists (closest first); a person also gets one "did you mean".
+    if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/did you mean/i.test(error.message)) {
       const tools = await (await host).withServer(server, (connection) => connection.listTools());
       return serverHint(tool, tools.map((t) => t.name));
     }

@@ -61,7 +61,8 @@ describe('shared work has no single owner', function () {
   it('one caller aborting the shared tools/list cancels only that caller', async () => {
     const host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
     try {
-      await host.call({ server: 'slowlist', tool: 'echo', arguments: { text: 'connect first' } });
+      // Connected, with the tool catalog dropped again (list_changed): the next listing is shared and slow.
+      await host.call({ server: 'slowlist', tool: 'add_tool', arguments: { name: 'extra' } });
       const a = host.describe({ server: 'slowlist', tool: 'echo' }, { signal: abortAfter(200) });
       const b = host.describe({ server: 'slowlist', tool: 'echo' });
       await assert.rejects(a, { code: 'MCP_CANCELLED' });

@@ -42,7 +42,7 @@ describe('ProgressLines', () => {
     const lines = new ProgressLines(tty);
     lines.update(1, 'a/slow', 1, 4);
     lines.update(2, 'b/fast', 5, 10, 'half\x1b[31m way');
-    assert.deepEqual(screen(tty.text()), ['a/slow [#####...............] 25%', 'b/fast [##########..........] 50% half [31m way']);
+    assert.deepEqual(screen(tty.text()), ['a/slow [#####...............] 25%', 'b/fast [##########..........] 50% half\\x1b[31m way']);
     lines.update(1, 'a/slow', 2, 4);
     lines.print(tty, 'output\n');
     lines.remove(2);
