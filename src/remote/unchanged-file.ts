@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 
 /**
  * A file is taken as unchanged only when its ctime was already this much older than the moment we
@@ -6,17 +6,19 @@ import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStat
  * so a write in the same tick as our read could keep every stamp; one made this long after the
  * ctime we saw always gets a later one.
  */
-const SETTLED_MS = 2000n;
+const SETTLED_MS = 2000;
 const MAX_CACHED_BYTES = 1 << 20;
 const MAX_FILES = 16;
 
+// Times as float milliseconds (≈ 0.2 µs of precision today): a change made after the file settled
+// moves its ctime by at least SETTLED_MS, far beyond that. Plain stats cost half of bigint ones.
 interface Seen {
   readonly text: string;
-  readonly dev: bigint;
-  readonly ino: bigint;
-  readonly size: bigint;
-  readonly mtimeNs: bigint;
-  readonly ctimeNs: bigint;
+  readonly dev: number;
+  readonly ino: number;
+  readonly size: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
 }
 
 /**
@@ -33,7 +35,7 @@ export class UnchangedFiles {
   read(path: string): string | undefined {
     const seen = this.#seen.get(path);
     if (seen !== undefined) {
-      const stats = statSync(path, { bigint: true, throwIfNoEntry: false });
+      const stats = statSync(path, { throwIfNoEntry: false });
       if (stats !== undefined && same(stats, seen)) return seen.text;
     }
     let fd: number;
@@ -46,7 +48,7 @@ export class UnchangedFiles {
     }
     try {
       // Stat before reading: a write during the read changes the stamps, and the next read sees it.
-      const stats = fstatSync(fd, { bigint: true });
+      const stats = fstatSync(fd);
       const text = readFileSync(fd, 'utf8');
       this.#remember(path, stats, text);
       return text;
@@ -55,19 +57,19 @@ export class UnchangedFiles {
     }
   }
 
-  #remember(path: string, stats: BigIntStats, text: string): void {
+  #remember(path: string, stats: Stats, text: string): void {
     this.#seen.delete(path);
-    const settled = BigInt(Date.now()) * 1_000_000n - stats.ctimeNs > SETTLED_MS * 1_000_000n;
-    if (!settled || !stats.isFile() || stats.size > BigInt(MAX_CACHED_BYTES)) return;
-    this.#seen.set(path, { text, dev: stats.dev, ino: stats.ino, size: stats.size, mtimeNs: stats.mtimeNs, ctimeNs: stats.ctimeNs });
+    const settled = Date.now() - stats.ctimeMs > SETTLED_MS;
+    if (!settled || !stats.isFile() || stats.size > MAX_CACHED_BYTES) return;
+    this.#seen.set(path, { text, dev: stats.dev, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs, ctimeMs: stats.ctimeMs });
     if (this.#seen.size > MAX_FILES) this.#seen.delete(this.#seen.keys().next().value as string);
   }
 }
 
-function same(stats: BigIntStats, seen: Seen): boolean {
+function same(stats: Stats, seen: Seen): boolean {
   return (
-    stats.ctimeNs === seen.ctimeNs &&
-    stats.mtimeNs === seen.mtimeNs &&
+    stats.ctimeMs === seen.ctimeMs &&
+    stats.mtimeMs === seen.mtimeMs &&
     stats.size === seen.size &&
     stats.ino === seen.ino &&
     stats.dev === seen.dev
