@@ -1,7 +1,8 @@
 /**
  * Section 1: a fresh sandbox, from the call to its first statement. A trivial script (`return 1`)
- * through host.run and through runScript directly, next to the floor isolated-vm itself sets
- * (a new Isolate + Context, disposed).
+ * through host.run and through runScript directly, next to the floors isolated-vm itself sets: a
+ * new Isolate + Context, disposed; and the same plus one asynchronous script run (what any script
+ * that may await costs: a hop to the isolate's thread and back).
  */
 import type IsolatedVm from 'isolated-vm';
 import { createHost } from '../src/index.js';
@@ -9,7 +10,7 @@ import { runScript } from '../src/runtime/index.js';
 import { loadIsolatedVm } from '../src/runtime/load-ivm.js';
 import { tempDir, writeConfig } from './fixtures.js';
 import { row, value, type Row } from './rows.js';
-import { alternate, timeEach, timeOnce } from './stats.js';
+import { alternate, pairedRatios, timeEach, timeOnce } from './stats.js';
 
 const SECTION = '1 sandbox start';
 const ROUNDS = 10;
@@ -27,11 +28,17 @@ export default async function sandboxStart(): Promise<Row[]> {
       hostRun: () => timeEach(PER_ROUND, () => expectOk(host.run(TRIVIAL))),
       runScript: () => timeEach(PER_ROUND, () => expectOk(runScript(TRIVIAL, { functions: {} }))),
       floor: () => timeEach(PER_ROUND, async () => isolateFloor(ivm)),
+      asyncFloor: () => timeEach(PER_ROUND, () => asyncRunFloor(ivm)),
     });
     return [
       row(SECTION, 'host.run("return 1"), fresh isolate', 'ms', r.hostRun.samples, { target: { max: 5, label: '≤ 5 ms p50' } }),
       row(SECTION, 'runScript("return 1") directly', 'ms', r.runScript.samples),
       row(SECTION, '(floor) ivm new Isolate + Context + dispose', 'ms', r.floor.samples),
+      row(SECTION, '(floor) the same + one async script run', 'ms', r.asyncFloor.samples),
+      row(SECTION, 'host.run("return 1") / Isolate + Context floor', 'x', pairedRatios(r.hostRun.perRoundMedian, r.floor.perRoundMedian), {
+        target: { max: 1.5, label: '≤ 1.5×' },
+        note: 'the rest: the async run hop (see the second floor), the bootstrap (globals, tools, limits) and compiling the script',
+      }),
       value(SECTION, 'first host.run of the process (loads ivm)', 'ms', first),
     ];
   } finally {
@@ -43,6 +50,13 @@ export default async function sandboxStart(): Promise<Row[]> {
 function isolateFloor(ivm: typeof IsolatedVm): void {
   const isolate = new ivm.Isolate({ memoryLimit: 128 });
   isolate.createContextSync();
+  isolate.dispose();
+}
+
+async function asyncRunFloor(ivm: typeof IsolatedVm): Promise<void> {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = isolate.createContextSync();
+  await isolate.compileScriptSync('(async () => 1)()').run(context, { promise: true });
   isolate.dispose();
 }
 

@@ -20,6 +20,7 @@ import {
   type Machine,
 } from '../remote/index.js';
 import { onAbort } from './abort-listeners.js';
+import { RequestSignal } from './request-signal.js';
 import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
@@ -167,16 +168,23 @@ export class ServerConnection {
 
   /** Sends one request with the entry's timeout; failures become typed errors (dead transports evict). */
   async send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // The SDK never removes the listener it adds to a request's signal: a long-lived signal (a
+    // listing's, a run's) gets a RequestSignal of its own per request, behind one shared listener.
+    const request = signal ? new RequestSignal() : undefined;
+    const forget = signal && request ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
+    if (signal?.aborted) request?.abort(signal.reason);
     try {
-      return await run({ timeout: this.config.timeoutMs, ...(signal ? { signal } : {}) });
+      return await run({ timeout: this.config.timeoutMs, ...(request ? { signal: request.signal } : {}) });
     } catch (error) {
       throw this.#mapError(error, operation, signal);
+    } finally {
+      forget?.();
     }
   }
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = this.config.timeoutMs;
-    const ac = new AbortController();
+    const ac = new RequestSignal();
     const cancel = (): void =>
       ac.abort(new CancelledError(`Call of "${tool}" on server "${this.config.name}" was cancelled.`));
     if (options.signal?.aborted) cancel();
