@@ -15,6 +15,7 @@ import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
 import { runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
 import { elicitationModes, type ElicitationRouter } from './elicitation.js';
+import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
 import { validateRunArguments } from './validate.js';
@@ -91,12 +92,12 @@ export class RunService {
       const parsed = validateRunArguments(request.params.arguments, this.limits.maxTimeoutSeconds);
       if (typeof parsed === 'string') return inputError(parsed);
       const progressToken = extra._meta?.progressToken;
-      let step = 0;
-      const progress = (message: string): void => {
+      const reporter = new ProgressReporter((progress, message) => {
         if (progressToken === undefined) return;
-        extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
-          .catch(() => {});
+        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
+      });
+      const progress = (message: string): void => {
+        if (progressToken !== undefined) reporter.report(message);
       };
       const target = {
         modes: elicitationModes(server.getClientCapabilities()),
@@ -127,6 +128,8 @@ export class RunService {
           content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }],
           isError: true,
         } satisfies CallToolResult;
+      } finally {
+        reporter.close();
       }
     });
 

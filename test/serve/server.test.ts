@@ -141,6 +141,17 @@ describe('berry-mcp serve (stdio)', function () {
     assert.ok(seen[0]!.at < doneAt, 'notifications arrive before the result');
   });
 
+  it('sends at most one progress notification per 50 ms when a script prints in a loop, the last one before the result', async () => {
+    const seen: string[] = [];
+    const started = performance.now();
+    const result = await run(serve.client, 'for (let i = 1; i <= 20000; i++) text("line " + i);', { onprogress: (p) => seen.push(p.message ?? '') });
+    const elapsed = performance.now() - started;
+    assert.equal(result.content.length, 20000);
+    assert.ok(seen.length <= elapsed / 50 + 2, `${seen.length} notifications in ${elapsed.toFixed(0)} ms`);
+    assert.equal(seen[0], 'line 1');
+    assert.equal(seen.at(-1), 'line 20000');
+  });
+
   it('cancels a run on notifications/cancelled, and the inner call is cancelled on its server', async () => {
     const controller = new AbortController();
     const pending = run(serve.client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });", {
