@@ -13,8 +13,8 @@ import {
 import { isBerryError } from '../errors.js';
 import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
-import { runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
-import { elicitationModes, type ElicitationRouter } from './elicitation.js';
+import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
+import { elicitationModes, type ElicitationRouter, type ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
@@ -99,9 +99,9 @@ export class RunService {
       const progress = (message: string): void => {
         if (progressToken !== undefined) reporter.report(message);
       };
-      const target = {
+      const target: ElicitationTarget = {
         modes: elicitationModes(server.getClientCapabilities()),
-        ask: (params: Parameters<typeof server.elicitInput>[0], signal: AbortSignal) =>
+        ask: (params, signal) =>
           extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: 600_000 }),
       };
       try {
@@ -176,8 +176,4 @@ export class RunService {
       annotations: { title: 'Run a script', readOnlyHint: false, openWorldHint: true },
     };
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
