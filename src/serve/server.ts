@@ -37,6 +37,9 @@ export interface RunServiceOptions {
 }
 
 const VERSION = '0.1.0';
+const INSTRUCTIONS =
+  'berry-mcp runs JavaScript against many MCP servers at once: use the run tool, whose description lists the API and the servers. ' +
+  'Prefer one script that calls several tools in parallel and returns only what you need over many separate calls.';
 
 /** Code mode as MCP: one host and one queue shared by every client session. */
 export class RunService {
@@ -63,7 +66,10 @@ export class RunService {
 
   /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
   async connect(transport: Transport): Promise<Server> {
-    const server = new Server({ name: 'berry-mcp', version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'berry-mcp', version: VERSION },
+      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    );
     // The servers' set last shown to (or checked for) this client: a change sends tools/list_changed.
     let shownKey: string | undefined;
     const check = async (): Promise<LoadedConfig | Error> => {

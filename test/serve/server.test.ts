@@ -28,6 +28,7 @@ describe('berry-mcp serve (stdio)', function () {
   });
 
   it('lists one tool, run, whose description teaches the API and names each server with its tools', async () => {
+    assert.match(serve.client.getInstructions() ?? '', /use the run tool/);
     const { tools } = await serve.client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
