@@ -54,7 +54,8 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
   let host: Host;
   let service: RunService;
   try {
-    const machine = createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
+    // await: createCliMachine may load the SSH code lazily (async) as well as answer at once.
+    const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
     const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : args.ssh ? remoteCwd(args.cwd) : resolve(io.cwd, args.cwd);
     const router = new ElicitationRouter();
     host = createHost({
