@@ -43,6 +43,24 @@ describe('berry-mcp serve: the command line', function () {
     }
   });
 
+  it('survives lines on stdin that are not JSON-RPC and still answers initialize', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', '/nonexistent/mcp.json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write('not json at all\n{"jsonrpc":"2.0","id":1}\n[1,2,3]\n');
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('"id":7') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const answer = stdout.split('\n').find((line) => line.includes('"id":7'));
+    assert.ok(answer, stdout);
+    assert.equal((JSON.parse(answer) as { result: { serverInfo: { name: string } } }).result.serverInfo.name, 'berry-mcp');
+  });
+
   it('exits at once when its stdin is already closed', async () => {
     const { code, stdout } = await serve(['--config', '/nonexistent/mcp.json']);
     assert.equal(code, 0);

@@ -142,6 +142,16 @@ describe('berry-mcp serve (stdio)', function () {
     assert.ok(seen[0]!.at < doneAt, 'notifications arrive before the result');
   });
 
+  it('survives a downstream server that dies mid-call: the script sees the error code, the next run reconnects', async () => {
+    const result = await run(
+      serve.client,
+      `try { await tools.mcp_call({ server: 'fault', tool: 'crash', arguments: {} }); } catch (e) { return e.code; }`,
+    );
+    assert.equal(result.structuredContent?.['result'], 'MCP_TRANSPORT_CLOSED');
+    const again = await run(serve.client, "return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'back' } })).content[0].text");
+    assert.equal(again.structuredContent?.['result'], 'back');
+  });
+
   it('sends at most one progress notification per 50 ms when a script prints in a loop, the last one before the result', async () => {
     const seen: string[] = [];
     const started = performance.now();
