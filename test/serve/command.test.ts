@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { BIN } from './helpers.js';
+import { everythingPath, writeConfig } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { BIN, run, serveStdio } from './helpers.js';
 
 function serve(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -59,6 +61,20 @@ describe('berry-mcp serve: the command line', function () {
     const answer = stdout.split('\n').find((line) => line.includes('"id":7'));
     assert.ok(answer, stdout);
     assert.equal((JSON.parse(answer) as { result: { serverInfo: { name: string } } }).result.serverInfo.name, 'berry-mcp');
+  });
+
+  it('--verbose logs server lifecycle to stderr and leaves stdout to MCP', async () => {
+    const tmp = tempDir('berry-serve-verbose-');
+    writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });
+    const serve = await serveStdio(['--config', 'mcp.json', '--verbose'], { cwd: tmp.dir });
+    try {
+      const result = await run(serve.client, "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'v' } })).content[0].text");
+      assert.equal(result.structuredContent?.['result'], 'Echo: v');
+      assert.match(serve.stderr(), /berry-mcp serve: \[everything\] /);
+    } finally {
+      await serve.close();
+      tmp.cleanup();
+    }
   });
 
   it('exits at once when its stdin is already closed', async () => {
