@@ -20,7 +20,7 @@ import { row, type Row } from './rows.js';
 import { alternate, pairedDifferences, pairedRatios, timeEach } from './stats.js';
 
 const SECTION = '10 serve';
-const ROUNDS = 8;
+const ROUNDS = 12;
 const PER_ROUND = 20;
 const LOOP = 200;
 

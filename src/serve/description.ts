@@ -76,6 +76,7 @@ function toolNames(server: string, names: readonly string[]): string {
   return count === names.length ? `${head}${shown}` : `${head}${shown} … (+${names.length - count} more)`;
 }
 
-function clip(text: string, max: number): string {
+/** `text` cut to at most `max` characters, with an ellipsis when cut. */
+export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

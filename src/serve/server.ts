@@ -13,8 +13,9 @@ import {
 import { isBerryError } from '../errors.js';
 import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
-import { runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
-import { elicitationModes, type ElicitationRouter } from './elicitation.js';
+import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
+import { elicitationModes, type ElicitationRouter, type ElicitationTarget } from './elicitation.js';
+import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
 import { validateRunArguments } from './validate.js';
@@ -36,6 +37,9 @@ export interface RunServiceOptions {
 }
 
 const VERSION = '0.1.0';
+const INSTRUCTIONS =
+  'berry-mcp runs JavaScript against many MCP servers at once: use the run tool, whose description lists the API and the servers. ' +
+  'Prefer one script that calls several tools in parallel and returns only what you need over many separate calls.';
 
 /** Code mode as MCP: one host and one queue shared by every client session. */
 export class RunService {
@@ -62,7 +66,10 @@ export class RunService {
 
   /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
   async connect(transport: Transport): Promise<Server> {
-    const server = new Server({ name: 'berry-mcp', version: VERSION }, { capabilities: { tools: { listChanged: true } } });
+    const server = new Server(
+      { name: 'berry-mcp', version: VERSION },
+      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
+    );
     // The servers' set last shown to (or checked for) this client: a change sends tools/list_changed.
     let shownKey: string | undefined;
     const check = async (): Promise<LoadedConfig | Error> => {
@@ -91,16 +98,16 @@ export class RunService {
       const parsed = validateRunArguments(request.params.arguments, this.limits.maxTimeoutSeconds);
       if (typeof parsed === 'string') return inputError(parsed);
       const progressToken = extra._meta?.progressToken;
-      let step = 0;
-      const progress = (message: string): void => {
+      const reporter = new ProgressReporter((progress, message) => {
         if (progressToken === undefined) return;
-        extra
-          .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++step, message } })
-          .catch(() => {});
+        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
+      });
+      const progress = (message: string): void => {
+        if (progressToken !== undefined) reporter.report(message);
       };
-      const target = {
+      const target: ElicitationTarget = {
         modes: elicitationModes(server.getClientCapabilities()),
-        ask: (params: Parameters<typeof server.elicitInput>[0], signal: AbortSignal) =>
+        ask: (params, signal) =>
           extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: 600_000 }),
       };
       try {
@@ -127,6 +134,8 @@ export class RunService {
           content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }],
           isError: true,
         } satisfies CallToolResult;
+      } finally {
+        reporter.close();
       }
     });
 
@@ -173,8 +182,4 @@ export class RunService {
       annotations: { title: 'Run a script', readOnlyHint: false, openWorldHint: true },
     };
   }
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

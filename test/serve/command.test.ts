@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { BIN } from './helpers.js';
+import { everythingPath, writeConfig } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { BIN, run, serveStdio } from './helpers.js';
 
 function serve(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -40,6 +42,38 @@ describe('berry-mcp serve: the command line', function () {
       const { code, stderr } = await serve(args);
       assert.equal(code, 2, args.join(' '));
       assert.match(stderr, pattern);
+    }
+  });
+
+  it('survives lines on stdin that are not JSON-RPC and still answers initialize', async () => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--config', '/nonexistent/mcp.json'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stdin.write('not json at all\n{"jsonrpc":"2.0","id":1}\n[1,2,3]\n');
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+    );
+    const deadline = Date.now() + 20_000;
+    while (!stdout.includes('"id":7') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    assert.equal(await exited, 0);
+    const answer = stdout.split('\n').find((line) => line.includes('"id":7'));
+    assert.ok(answer, stdout);
+    assert.equal((JSON.parse(answer) as { result: { serverInfo: { name: string } } }).result.serverInfo.name, 'berry-mcp');
+  });
+
+  it('--verbose logs server lifecycle to stderr and leaves stdout to MCP', async () => {
+    const tmp = tempDir('berry-serve-verbose-');
+    writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });
+    const serve = await serveStdio(['--config', 'mcp.json', '--verbose'], { cwd: tmp.dir });
+    try {
+      const result = await run(serve.client, "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'v' } })).content[0].text");
+      assert.equal(result.structuredContent?.['result'], 'Echo: v');
+      assert.match(serve.stderr(), /berry-mcp serve: \[everything\] /);
+    } finally {
+      await serve.close();
+      tmp.cleanup();
     }
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, writeConfig } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { run, serveStdio, texts, type StdioServe } from './helpers.js';
+import { run, serveHttp, serveStdio, texts, type StdioServe } from './helpers.js';
 
 // Needs the host's elicitation wiring (createHost({ onElicitation })) from the interoperability work.
 describe('berry-mcp serve: elicitation from a downstream server', function () {
@@ -36,6 +36,19 @@ describe('berry-mcp serve: elicitation from a downstream server', function () {
     const answer = result.structuredContent?.['result'] as string;
     assert.match(answer, /User provided the requested information/);
     assert.match(answer, /Ada Lovelace/);
+  });
+
+  it('is forwarded over HTTP on the run request\'s own stream', async () => {
+    const serve = await serveHttp(['--config', 'mcp.json'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: 'elicit-token' } });
+    try {
+      const client = await serve.connect('elicit-token', { capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Grace Hopper', check: true } }));
+      const result = await run(client, script);
+      assert.equal(result.isError, undefined, texts(result).join('\n'));
+      assert.match(result.structuredContent?.['result'] as string, /Grace Hopper/);
+    } finally {
+      await serve.close();
+    }
   });
 
   it('is declined for a client without the capability, and the run goes on', async () => {

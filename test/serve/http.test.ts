@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, processAlive, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
 import { run, serveHttp, texts, type HttpServe } from './helpers.js';
@@ -144,6 +145,25 @@ describe('berry-mcp serve --http', function () {
     await new Promise((r) => setTimeout(r, 1000));
     dropped.abort();
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the inner call to be cancelled');
+  });
+
+  it('sends tools/list_changed on the session stream when mcp.json gains a server', async () => {
+    const client = await serve.connect(TOKEN);
+    await client.listTools();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    const config = join(tmp.dir, 'mcp.json');
+    const before = JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: Record<string, unknown> };
+    writeConfig(tmp.dir, { ...before.mcpServers, second: { command: process.execPath, args: [everythingPath] } });
+    try {
+      await client.ping();
+      await waitFor(() => changed === 1, 5000, 'tools/list_changed');
+      assert.match((await client.listTools()).tools[0]!.description!, /\n- second: \d+ tools: /);
+    } finally {
+      writeConfig(tmp.dir, before.mcpServers);
+    }
   });
 
   it('a generated token is printed once to stderr and works', async () => {

@@ -28,6 +28,7 @@ describe('berry-mcp serve (stdio)', function () {
   });
 
   it('lists one tool, run, whose description teaches the API and names each server with its tools', async () => {
+    assert.match(serve.client.getInstructions() ?? '', /use the run tool/);
     const { tools } = await serve.client.listTools();
     assert.deepEqual(
       tools.map((t) => t.name),
@@ -139,6 +140,27 @@ describe('berry-mcp serve (stdio)', function () {
     assert.ok(seen.filter((p) => /step|progress|\d\/3/i.test(p.message ?? '')).length >= 2, JSON.stringify(messages));
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i]!.progress > seen[i - 1]!.progress, 'progress is monotonic');
     assert.ok(seen[0]!.at < doneAt, 'notifications arrive before the result');
+  });
+
+  it('survives a downstream server that dies mid-call: the script sees the error code, the next run reconnects', async () => {
+    const result = await run(
+      serve.client,
+      `try { await tools.mcp_call({ server: 'fault', tool: 'crash', arguments: {} }); } catch (e) { return e.code; }`,
+    );
+    assert.equal(result.structuredContent?.['result'], 'MCP_TRANSPORT_CLOSED');
+    const again = await run(serve.client, "return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'back' } })).content[0].text");
+    assert.equal(again.structuredContent?.['result'], 'back');
+  });
+
+  it('sends at most one progress notification per 50 ms when a script prints in a loop, the last one before the result', async () => {
+    const seen: string[] = [];
+    const started = performance.now();
+    const result = await run(serve.client, 'for (let i = 1; i <= 20000; i++) text("line " + i);', { onprogress: (p) => seen.push(p.message ?? '') });
+    const elapsed = performance.now() - started;
+    assert.equal(result.content.length, 20000);
+    assert.ok(seen.length <= elapsed / 50 + 2, `${seen.length} notifications in ${elapsed.toFixed(0)} ms`);
+    assert.equal(seen[0], 'line 1');
+    assert.equal(seen.at(-1), 'line 20000');
   });
 
   it('cancels a run on notifications/cancelled, and the inner call is cancelled on its server', async () => {
