@@ -50,8 +50,9 @@ export function runDescription(servers: readonly ServerLine[], limits: Descripti
   return `Run JavaScript in a sandbox where the MCP servers below are async functions. The code is the body of an async function: use await, and \`return\` a value to get it back as JSON.
 API:
 - await tools.mcp_list({ server? }) → { servers: [{ name, status, tools: [{ name, description }] }] }
-- await tools.mcp_describe({ server, tool? }) → a tool's inputSchema (or a whole server's catalog)
+- await tools.mcp_describe({ server, tool? }) → a tool's argument types as TypeScript (without tool: every tool's signature, the resources and prompts)
 - await tools.mcp_call({ server, tool, arguments }) → MCP result { content: [{ type: "text", text } | …], structuredContent?, isError? }
+- await tools.mcp_read({ server, uri }) → { contents: [{ uri, text } | { uri, blob }] }; await tools.mcp_prompt({ server, name, arguments }) → { messages }
 - text(value) adds a text block to the answer; image({ type: "image", data: base64, mimeType }) an image block; console.log/warn/error go to one final log block.
 Call tools in parallel with Promise.all([...]). Only what you text() or return reaches you: filter and summarize big results inside the script.
 Errors: a failed call throws an Error with a stable \`code\` (MCP_UNKNOWN_TOOL, MCP_INVALID_ARGUMENT, MCP_TIMEOUT, …); catch it with try/catch. A tool that fails on its own resolves with isError: true. A script error comes back with its line and column.
