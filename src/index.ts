@@ -3,7 +3,8 @@ export type { Host, HostOptions, RunOptions } from './host.js';
 export { ConnectionPool, createMcpHost } from './bindings/index.js';
 export type * from './bindings/contract.js';
 export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
-export type { ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
+export type { AuthorizeResult, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
+export type { AuthorizationUrlHandler } from './auth/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {
   LifetimeEndEvent,

@@ -14,8 +14,10 @@ import {
   MachineStdioTransport,
   closeHttpTransport,
   createHttpTransport,
+  createMachineFetch,
   type Machine,
 } from '../remote/index.js';
+import { OAuthSession, authRequiredError, mapAuthError, type AuthorizationUrlHandler } from '../auth/index.js';
 import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
 import type { LogSink } from './log.js';
@@ -27,11 +29,21 @@ const MAX_TOOL_PAGES = 100;
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
 
+/** How HTTP connections sign in (see docs/auth.md). */
+export interface ConnectionAuthOptions {
+  readonly tokenDir: string | undefined;
+  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
+  readonly signInTimeoutMs: number;
+}
+
 export interface OpenConnectionOptions {
   readonly machine: Machine;
   readonly config: ResolvedServerConfig;
   readonly log: LogSink;
   readonly signal?: AbortSignal;
+  readonly auth?: ConnectionAuthOptions;
+  /** Set on the reconnect after a sign-in: a second sign-in in one open is refused (no loops). */
+  readonly signedIn?: boolean;
 }
 
 export interface CallOptions {
@@ -48,6 +60,7 @@ export class ServerConnection {
   onDead: (() => void) | undefined;
   readonly #transport: MachineStdioTransport | StreamableHTTPClientTransport;
   readonly #log: LogSink;
+  readonly #session: OAuthSession | undefined;
   #dead = false;
   #closing: Promise<void> | undefined;
   #tools: Promise<Tool[]> | undefined;
@@ -58,12 +71,14 @@ export class ServerConnection {
     transport: MachineStdioTransport | StreamableHTTPClientTransport,
     log: LogSink,
     redact: (text: string) => string,
+    session: OAuthSession | undefined,
   ) {
     this.config = config;
     this.client = client;
     this.#transport = transport;
     this.#log = log;
     this.redact = redact;
+    this.#session = session;
   }
 
   static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
@@ -71,6 +86,7 @@ export class ServerConnection {
     const redact = createRedactor(config.secrets);
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
     const started = Date.now();
+    const session = createSession(options);
     const transport =
       config.kind === 'stdio'
         ? new MachineStdioTransport({
@@ -78,9 +94,14 @@ export class ServerConnection {
             spec: { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
           })
-        : createHttpTransport({ machine, url: config.url, headers: config.headers });
+        : createHttpTransport({
+            machine,
+            url: config.url,
+            headers: config.headers,
+            ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+          });
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const connection = new ServerConnection(config, client, transport, log, redact);
+    const connection = new ServerConnection(config, client, transport, log, redact, session);
     client.onclose = () => connection.#markDead('transport closed');
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
@@ -102,17 +123,37 @@ export class ServerConnection {
     const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
     timer.unref();
     const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
+    let signIn = false;
     try {
       await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
     } catch (error) {
+      const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact);
+      if (session?.pendingSignIn && !options.signedIn) {
+        signIn = true;
+      } else if (authError) {
+        await connection.close('authorization required');
+        throw authError;
+      } else {
       const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
       // Describe the failure before closing: our own kill must not read as the cause.
       const startError = connection.#startError(error, started, options.signal?.aborted === true, timedOut);
       await connection.close('initialization failed');
       throw startError;
+      }
     } finally {
       clearTimeout(timer);
       forget?.();
+    }
+    if (signIn) {
+      // The SDK sent the user to the authorization URL: wait for the redirect, exchange the code,
+      // and connect again with the new token.
+      try {
+        log({ server: config.name, kind: 'connecting', message: 'waiting for sign-in' });
+        await connection.#finishSignIn(options.signal);
+      } finally {
+        await connection.close('signed in; reconnecting');
+      }
+      return ServerConnection.open({ ...options, signedIn: true });
     }
     if (transport instanceof MachineStdioTransport) {
       log({ server: config.name, kind: 'spawned', message: `spawned pid ${transport.pid ?? '?'}` });
@@ -124,6 +165,28 @@ export class ServerConnection {
       message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}) in ${Date.now() - started} ms`,
     });
     return connection;
+  }
+
+  async #finishSignIn(signal: AbortSignal | undefined): Promise<void> {
+    const session = this.#session;
+    if (!session || this.#transport instanceof MachineStdioTransport) throw authRequiredError(this.config.name);
+    try {
+      const code = await (signal ? Promise.race([session.waitForCode(), abortPromise(signal)]) : session.waitForCode());
+      await this.#transport.finishAuth(code);
+    } catch (error) {
+      throw mapAuthError(error, this.config.name, this.redact) ?? this.#mapError(error, 'sign-in', signal);
+    }
+  }
+
+  // A request that met a sign-in (expired session, step-up to more scopes) continues after it, once.
+  async #withSignIn<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!this.#session?.pendingSignIn) throw error;
+      await this.#finishSignIn(signal);
+      return run();
+    }
   }
 
   get dead(): boolean {
@@ -157,10 +220,14 @@ export class ServerConnection {
     let cursor: string | undefined;
     try {
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-        const result = await this.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: this.config.timeoutMs,
-          ...(signal ? { signal } : {}),
-        });
+        const result = await this.#withSignIn(
+          () =>
+            this.client.listTools(cursor === undefined ? {} : { cursor }, {
+              timeout: this.config.timeoutMs,
+              ...(signal ? { signal } : {}),
+            }),
+          signal,
+        );
         tools.push(...result.tools);
         cursor = result.nextCursor;
         if (cursor === undefined || seen.has(cursor)) return tools;
@@ -198,7 +265,7 @@ export class ServerConnection {
     };
     const onProgress = options.onProgress;
     try {
-      const result = await this.client.request(
+      const result = await this.#withSignIn(() => this.client.request(
         { method: 'tools/call', params: { name: tool, arguments: args } },
         CallToolResultSchema,
         {
@@ -216,7 +283,7 @@ export class ServerConnection {
             });
           },
         },
-      );
+      ), ac.signal);
       return result as CallToolResult;
     } catch (error) {
       throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);
@@ -229,6 +296,8 @@ export class ServerConnection {
   #mapError(error: unknown, operation: string, signal: AbortSignal | undefined): BerryError {
     if (signal?.aborted && isBerryError(signal.reason)) return signal.reason;
     if (signal?.aborted) return new CancelledError(`${operation} on server "${this.config.name}" was cancelled.`);
+    const authError = this.#session ? mapAuthError(error, this.config.name, this.redact) : undefined;
+    if (authError) return authError;
     const mapped = mapSdkError(error, {
       server: this.config.name,
       operation,
@@ -312,8 +381,34 @@ export class ServerConnection {
       } else {
         await closeHttpTransport(transport);
       }
+      await this.#session?.close();
       this.#log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
     })();
     return this.#closing;
   }
+}
+
+/** An OAuth session for an HTTP entry, unless it sends its own Authorization header. */
+function createSession(options: OpenConnectionOptions): OAuthSession | undefined {
+  const { config, machine, auth } = options;
+  if (config.kind !== 'http' || !auth) return undefined;
+  if (Object.keys(config.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
+  return new OAuthSession({
+    machine,
+    server: config.name,
+    serverUrl: config.url,
+    oauth: config.oauth,
+    tokenDir: auth.tokenDir,
+    onAuthorizationUrl: auth.onAuthorizationUrl,
+    signInTimeoutMs: auth.signInTimeoutMs,
+    fetch: createMachineFetch(machine),
+  });
+}
+
+function abortPromise(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    const fail = (): void => reject(new CancelledError('The sign-in was cancelled.'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
 }

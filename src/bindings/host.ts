@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, type LoadedConfig, type ResolvedHttpConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
@@ -13,7 +13,8 @@ import type {
   ServerStatus,
   ToolDescription,
 } from './contract.js';
-import { ServerConnection } from './connection.js';
+import { ServerConnection, type ConnectionAuthOptions } from './connection.js';
+import { resolveTokenDir, TokenStore, type AuthorizationUrlHandler, type StoredTokens } from '../auth/index.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -36,6 +37,28 @@ export interface McpHostOptions {
   readonly onLog?: LogSink;
   /** Answers servers' `elicitation/create` requests; without it every elicitation is declined. */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Gets the user (or a test) to an OAuth authorization URL. With it, an operation that meets a
+   * server needing sign-in runs the flow and continues once the redirect arrives (at most
+   * `signInTimeoutMs`); berry-mcp waits for the redirect, not for this promise. Without it, such a
+   * server fails with MCP_AUTH_REQUIRED. See docs/auth.md.
+   */
+  readonly onAuthorizationUrl?: AuthorizationUrlHandler;
+  /** Token directory on the machine. @default '$XDG_CONFIG_HOME/berry/oauth' else '~/.config/berry/oauth' */
+  readonly tokenDir?: string;
+  /** How long a sign-in waits for the authorization server's redirect. @default 300000 */
+  readonly signInTimeoutMs?: number;
+}
+
+/** What `authorize` reports after a sign-in. */
+export interface AuthorizeResult {
+  readonly server: string;
+  /** Granted scopes, when the authorization server said. */
+  readonly scopes: readonly string[];
+  /** Who signed in, from an OpenID id_token (`email`, `name` or `sub`), when there is one. */
+  readonly subject?: string;
+  /** When the access token expires (ms since the epoch), when known. */
+  readonly expiresAt?: number;
 }
 
 export interface McpHost {
@@ -48,6 +71,13 @@ export interface McpHost {
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
   /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server and tool; broken servers become warnings. */
   typings(options?: { readonly signal?: AbortSignal }): Promise<string>;
+  /**
+   * Signs in to an HTTP server now (even if tokens are stored), through `onAuthorizationUrl`, and
+   * keeps the tokens for every later connection.
+   */
+  authorize(server: string, options?: { readonly signal?: AbortSignal }): Promise<AuthorizeResult>;
+  /** Removes the stored tokens and registered client of an HTTP server; true when there were any. */
+  logout(server: string, options?: { readonly signal?: AbortSignal }): Promise<boolean>;
   /** Runs `fn` on a pooled connection to `server`. */
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
@@ -60,7 +90,8 @@ const RELEASE_MARGIN_MS = 1000;
 type Catalog =
   | { readonly status: 'connected'; readonly transport: 'stdio' | 'http'; readonly tools: Tool[] }
   | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
-  | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
+  | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } }
+  | { readonly status: 'auth_required'; readonly transport: 'http'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
 
 interface Prepared {
   readonly loaded: LoadedConfig;
@@ -81,6 +112,7 @@ class Host implements McpHost {
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
   readonly #idleTimeoutMs: number;
+  readonly #auth: ConnectionAuthOptions;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -99,6 +131,14 @@ class Host implements McpHost {
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
+    const signInTimeoutMs = options.signInTimeoutMs ?? 300_000;
+    if (!Number.isFinite(signInTimeoutMs) || signInTimeoutMs <= 0) {
+      throw new TypeError(`signInTimeoutMs must be a positive number of milliseconds, got ${String(options.signInTimeoutMs)}`);
+    }
+    if (options.tokenDir !== undefined && !options.tokenDir.startsWith('/')) {
+      throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(options.tokenDir)}`);
+    }
+    this.#auth = { tokenDir: options.tokenDir, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -171,6 +211,7 @@ class Host implements McpHost {
           machine: this.machine,
           config,
           log: this.#log,
+          auth: this.#auth,
           ...(signal ? { signal } : {}),
         }),
       fn,
@@ -231,6 +272,9 @@ class Host implements McpHost {
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
+      if (berry.code === 'MCP_AUTH_REQUIRED' && slot.config.kind === 'http') {
+        return { status: 'auth_required', transport: 'http', error: { code: berry.code, message: berry.message } };
+      }
       return { status: 'error', error: { code: berry.code, message: berry.message } };
     }
   }
@@ -255,6 +299,7 @@ class Host implements McpHost {
           const catalog = await this.#catalog(prepared, slot, signal);
           if (catalog.status === 'connected') return { server: slot.name, tools: catalog.tools };
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
+          if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
         }),
       );
@@ -302,12 +347,78 @@ class Host implements McpHost {
     return this.withServer(server, (connection) => connection.callTool(tool, args, options), options.signal);
   }
 
+  authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
+    return this.#operation(async () => {
+      const prepared = await this.#prepare(options.signal);
+      const config = this.#httpConfig(prepared, server);
+      if (!this.#auth.onAuthorizationUrl) {
+        throw new TypeError('authorize() needs the onAuthorizationUrl option of createHost, to show the user the sign-in page.');
+      }
+      const store = await this.#tokenStore(config, options.signal);
+      await store.update((record) => {
+        const { tokens: _tokens, ...rest } = record;
+        return rest;
+      }, options.signal);
+      // A connection of its own, outside the pool: it proves the new token works, then closes.
+      const connection = await ServerConnection.open({
+        machine: this.machine,
+        config,
+        log: this.#log,
+        auth: this.#auth,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      await connection.close('sign-in checked');
+      return describeSignIn(server, (await store.read(options.signal)).tokens);
+    });
+  }
+
+  logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
+    return this.#operation(async () => {
+      const prepared = await this.#prepare(options.signal);
+      const store = await this.#tokenStore(this.#httpConfig(prepared, server), options.signal);
+      return store.remove(options.signal);
+    });
+  }
+
+  #httpConfig(prepared: Prepared, server: string): ResolvedHttpConfig {
+    const config = this.#resolve(prepared, server);
+    if (config.kind !== 'http') {
+      throw new BerryError('MCP_INVALID_ARGUMENT', `Server "${server}" is a stdio server; only HTTP servers (entries with "url") sign in.`);
+    }
+    return config;
+  }
+
+  async #tokenStore(config: ResolvedHttpConfig, signal: AbortSignal | undefined): Promise<TokenStore> {
+    return new TokenStore(this.machine, await resolveTokenDir(this.machine, this.#auth.tokenDir, signal), config.url);
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
+  }
+}
+
+function describeSignIn(server: string, tokens: StoredTokens | undefined): AuthorizeResult {
+  const subject = tokens?.id_token ? subjectOf(tokens.id_token) : undefined;
+  return {
+    server,
+    scopes: tokens?.scope ? tokens.scope.split(' ').filter(Boolean) : [],
+    ...(subject ? { subject } : {}),
+    ...(tokens && typeof tokens.expires_in === 'number' ? { expiresAt: tokens.obtained_at + tokens.expires_in * 1000 } : {}),
+  };
+}
+
+// Display only: the id_token's claims are not verified here, and it is never printed whole.
+function subjectOf(idToken: string): string | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
+    const who = claims['email'] ?? claims['name'] ?? claims['sub'];
+    return typeof who === 'string' ? who.slice(0, 200) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

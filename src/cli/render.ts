@@ -19,6 +19,8 @@ export function renderList(result: ListResult): string {
       blocks.push(server.tools.length > 0 ? `${head}\n${tools}` : head);
     } else if (server.status === 'disabled') {
       blocks.push(table([[server.name, 'disabled', server.transport]]));
+    } else if (server.status === 'auth_required') {
+      blocks.push(`${server.name}  auth_required  ${server.transport}\n${indentLines(server.error.message, '  ')}`);
     } else {
       blocks.push(`${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`);
     }

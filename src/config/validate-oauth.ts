@@ -20,7 +20,7 @@ export interface ValidOAuthBlock {
 
 const STRING_KEYS = ['clientId', 'clientSecret', 'privateKey', 'privateKeyFile', 'clientMetadataUrl'] as const;
 const ALLOWED_KEYS = [...STRING_KEYS, 'signingAlgorithm', 'scopes', 'grant', 'redirectPort'];
-export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'];
 // RFC 6749 scope-token: printable ASCII except space, '"' and '\'.
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 

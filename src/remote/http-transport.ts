@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestInit as UndiciRequestInit } from 'undici';
@@ -26,12 +27,17 @@ export interface HttpTransportOptions {
   readonly machine: Machine;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** Answers 401s with the MCP authorization flow (src/auth). */
+  readonly authProvider?: OAuthClientProvider;
+  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
+  readonly wrapFetch?: (fetch: FetchLike) => FetchLike;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
 export function createHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(options.url), {
-    fetch: createMachineFetch(options.machine),
+    fetch: options.wrapFetch ? options.wrapFetch(createMachineFetch(options.machine)) : createMachineFetch(options.machine),
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
     requestInit: { headers: { ...options.headers } },
     // A lost event stream is not resumed: the next operation reconnects instead of replaying.
     reconnectionOptions: {
