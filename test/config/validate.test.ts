@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/errors.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, slotOf, stdioOf } from './load-helpers.js';
 
-const ALLOWED = 'Allowed keys: command, args, env, cwd (stdio); url, headers (HTTP); enabled, timeout (both)';
+const ALLOWED = 'Allowed keys: command, args, env, cwd (stdio); url, headers, oauth (HTTP); enabled, timeout (both)';
 
 describe('config/validate', () => {
   let tree: TempTree;
