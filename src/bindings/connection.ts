@@ -175,6 +175,8 @@ export class ServerConnection {
       await this.#transport.finishAuth(code);
     } catch (error) {
       throw mapAuthError(error, this.config.name, this.redact) ?? this.#mapError(error, 'sign-in', signal);
+    } finally {
+      await session.close();
     }
   }
 
@@ -381,7 +383,8 @@ export class ServerConnection {
       } else {
         await closeHttpTransport(transport);
       }
-      await this.#session?.close();
+      // A sign-in in progress belongs to whoever waits for it (open or #withSignIn), which ends it.
+      if (!this.#session?.pendingSignIn) await this.#session?.close();
       this.#log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
     })();
     return this.#closing;
