@@ -8,7 +8,16 @@ import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import { isBerryError, type BerryError } from '../errors.js';
 import { authRequiredError } from './provider.js';
 
-export function mapAuthError(error: unknown, server: string, redact: (text: string) => string): BerryError | undefined {
+/**
+ * `duringSignIn`: the failure happened inside an authorization the SDK had started, so even a
+ * plain Error (a metadata document that does not match, a refused registration) is about sign-in.
+ */
+export function mapAuthError(
+  error: unknown,
+  server: string,
+  redact: (text: string) => string,
+  duringSignIn = false,
+): BerryError | undefined {
   if (isBerryError(error)) return error.code === 'MCP_AUTH_REQUIRED' ? error : undefined;
   if (error instanceof UnauthorizedError) return authRequiredError(server, 'the server refused the credentials');
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
@@ -16,6 +25,9 @@ export function mapAuthError(error: unknown, server: string, redact: (text: stri
   }
   if (error instanceof OAuthError) {
     return authRequiredError(server, `sign-in failed: ${redact(`${error.errorCode}${error.message ? `: ${error.message}` : ''}`).slice(0, 300)}`);
+  }
+  if (duringSignIn && error instanceof Error && !isBerryError(error)) {
+    return authRequiredError(server, `sign-in failed: ${redact(error.message).slice(0, 300)}`);
   }
   return undefined;
 }

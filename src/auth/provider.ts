@@ -55,6 +55,7 @@ export class OAuthSession implements OAuthClientProvider {
   #state: string | undefined;
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
+  #authStarted = false;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
@@ -110,6 +111,15 @@ export class OAuthSession implements OAuthClientProvider {
     };
   }
 
+  /** For client_credentials only; the authorization code grant uses the SDK's default request. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.#interactive) return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const wanted = this.#config?.scopes?.length ? this.#config.scopes.join(' ') : scope;
+    if (wanted) params.set('scope', wanted);
+    return params;
+  }
+
   state(): string {
     this.#state = randomBytes(24).toString('base64url');
     return this.#state;
@@ -145,7 +155,13 @@ export class OAuthSession implements OAuthClientProvider {
     await this.#update((record) => ({ ...record, tokens: stored }));
   }
 
+  /** True once the SDK has started an authorization with this session (discovery onwards). */
+  get authStarted(): boolean {
+    return this.#authStarted;
+  }
+
   async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    this.#authStarted = true;
     // The SDK's auth() starts here: for an interactive grant it only runs when a sign-in is needed
     // (refresh happens in this class), so without a way to show a URL it stops here.
     if (this.#interactive) {

@@ -127,7 +127,7 @@ export class ServerConnection {
     try {
       await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
     } catch (error) {
-      const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact);
+      const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
       if (session?.pendingSignIn && !options.signedIn) {
         signIn = true;
       } else if (authError) {
