@@ -14,8 +14,6 @@ export interface RedirectListener {
   readonly redirectUrl: string;
   /** Resolves with the code of the first redirect whose `state` matches; rejects on an error redirect. */
   waitForCode(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
-  /** Feeds a redirected URL pasted by the user (the `--no-browser` flow) through the same checks. */
-  accept(url: string): boolean;
   close(): Promise<void>;
 }
 
@@ -91,13 +89,6 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
         waiter = { state, resolve: (code) => done(code), reject: (error) => done(undefined, error) };
         if (signal?.aborted) onAbort();
       });
-    },
-    accept(text) {
-      try {
-        return settle(new URL(text.trim())).status === 200;
-      } catch {
-        return false;
-      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -6,6 +6,7 @@ export const USAGE = `Usage:
   berry-mcp call SERVER TOOL [JSON]       call a tool (arguments as JSON, default {})
   berry-mcp run FILE|-                    run a script in the sandbox (stdin when -)
   berry-mcp typings [-o FILE]             .d.ts for the configured servers
+  berry-mcp auth SERVER [--no-browser | --logout]  sign in to (or out of) an HTTP server
 
 Common options:
   --config PATH         mcp.json to read (default ~/.config/berry/mcp.json on the target machine)

@@ -23,7 +23,7 @@ export function parseSshTarget(text: string): SshTarget {
 }
 
 /** The machine the command targets: local, or a remote one with --ssh. */
-export function createCliMachine(args: CliArgs): Machine {
+export function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 'acceptHostKey'>): Machine {
   if (args.ssh === undefined) {
     if (args.identity !== undefined) throw new UsageError('--identity needs --ssh');
     if (args.acceptHostKey) throw new UsageError('--accept-host-key needs --ssh');

@@ -6,6 +6,7 @@ import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import { createHost, type Host } from '../host.js';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './args.js';
+import { authCommand } from './auth-command.js';
 import { createCliMachine } from './machine.js';
 import { ProgressBar } from './progress.js';
 import { callBlocks, renderDescribe, renderList } from './render.js';
@@ -32,6 +33,7 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
 
 /** Runs one berry-mcp command; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'auth') return authCommand(argv.slice(1), io);
   let args: CliArgs;
   try {
     const parsed = parseCliArgs(argv);
