@@ -10,7 +10,7 @@ import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-e
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ResolvedOAuthConfig } from '../config/index.js';
+import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
 import { BerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
 import { withFileLock } from './lock.js';
@@ -56,6 +56,8 @@ export class OAuthSession implements OAuthClientProvider {
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
   #authStarted = false;
+  #redactor: (text: string) => string = (text) => text;
+  #redactorFor: SignInRecord | undefined;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
@@ -253,6 +255,20 @@ export class OAuthSession implements OAuthClientProvider {
       headers.set('authorization', `Bearer ${fresh.access_token}`);
       return base(url, { ...init, headers });
     };
+  }
+
+  /**
+   * Masks the tokens and registered client secret this session has seen, for errors and logs (a
+   * server may echo a token back in an error body).
+   */
+  redact(text: string): string {
+    const record = this.#record;
+    const secrets = [record?.tokens?.access_token, record?.tokens?.refresh_token, record?.tokens?.id_token, record?.client?.client_secret];
+    if (record !== this.#redactorFor) {
+      this.#redactorFor = record;
+      this.#redactor = createRedactor(secrets.filter((v): v is string => typeof v === 'string' && v.length >= 4));
+    }
+    return this.#redactor(text);
   }
 
   async close(): Promise<void> {

@@ -83,10 +83,11 @@ export class ServerConnection {
 
   static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
     const { config, machine } = options;
-    const redact = createRedactor(config.secrets);
+    const session = createSession(options);
+    const redactConfig = createRedactor(config.secrets);
+    const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
     const started = Date.now();
-    const session = createSession(options);
     const transport =
       config.kind === 'stdio'
         ? new MachineStdioTransport({

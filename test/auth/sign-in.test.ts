@@ -131,6 +131,20 @@ describe('auth: sign-in against a real authorization server', function () {
     assert.equal(urls.length, 1);
   });
 
+  it('a token echoed back by the server is masked in the error', async () => {
+    const { host, logs } = open();
+    await host.call({ server: 'docs', tool: 'whoami' });
+    const secrets = storedSecrets(tokenDir);
+    assert.ok(secrets.length > 0);
+    await assert.rejects(host.call({ server: 'docs', tool: 'leak_token' }), (error: unknown) => {
+      assert.ok(isBerryError(error), String(error));
+      assert.match(error.message, /internal error for token \*\*\*/);
+      for (const secret of secrets) assert.ok(!error.message.includes(secret), 'the token is in the error');
+      return true;
+    });
+    for (const secret of secrets) assert.ok(!JSON.stringify(logs).includes(secret), 'the token is in the logs');
+  });
+
   it('authorize() signs in explicitly and reports the scopes; logout() removes the tokens', async () => {
     const { host, urls } = open();
     const result = await host.authorize('docs');
