@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isBerryError } from '../../src/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
@@ -129,6 +130,28 @@ describe('auth: sign-in against a real authorization server', function () {
     assert.equal(after.authorizations, before.authorizations + 1);
     assert.equal(after.refreshFailures, before.refreshFailures + 1);
     assert.equal(urls.length, 1);
+  });
+
+  it('reuses the registered redirect port next time, and registers again when it is taken', async () => {
+    const ownDir = join(tmp.dir, 'port-reuse');
+    const first = testHost(configPath, ownDir);
+    hosts.push(first);
+    const portOf = (url: string): number => Number(new URL(new URL(url).searchParams.get('redirect_uri')!).port);
+    await first.host.authorize('docs');
+    const port = portOf(first.urls[0]!);
+    const registered = (await fixture.stats()).registrations;
+    await first.host.authorize('docs');
+    assert.equal(portOf(first.urls[1]!), port);
+    assert.equal((await fixture.stats()).registrations, registered, 'the stored client is reused');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve));
+    try {
+      await first.host.authorize('docs');
+      assert.notEqual(portOf(first.urls[2]!), port);
+      assert.equal((await fixture.stats()).registrations, registered + 1);
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
   });
 
   it('a token echoed back by the server is masked in the error', async () => {
