@@ -15,13 +15,17 @@ import {
   closeHttpTransport,
   createHttpTransport,
   createMachineFetch,
+  HttpStatusError,
   type Machine,
 } from '../remote/index.js';
 import { OAuthSession, authRequiredError, mapAuthError, type AuthorizationUrlHandler } from '../auth/index.js';
 import { onAbort } from './abort-listeners.js';
 import type { ProgressEvent } from './contract.js';
+import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
+import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
-import { describeCause, isSessionExpired, mapSdkError } from './map-error.js';
+import { describeCause, mapSdkError } from './map-error.js';
+import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** A server that pages tools/list forever must not hang discovery. */
@@ -44,6 +48,8 @@ export interface OpenConnectionOptions {
   readonly auth?: ConnectionAuthOptions;
   /** Set on the reconnect after a sign-in: a second sign-in in one open is refused (no loops). */
   readonly signedIn?: boolean;
+  /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
+  readonly onElicitation?: ElicitationHandler | undefined;
 }
 
 export interface CallOptions {
@@ -101,8 +107,9 @@ export class ServerConnection {
             headers: config.headers,
             ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
           });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
     const connection = new ServerConnection(config, client, transport, log, redact, session);
+    installElicitation(client, { server: config.name, handler: options.onElicitation, log });
     client.onclose = () => connection.#markDead('transport closed');
     client.onerror = (error) => {
       if (isSessionExpired(error)) connection.#markDead('session expired');
@@ -309,7 +316,8 @@ export class ServerConnection {
       closedDetail: () => this.#closedDetail(),
     });
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
-    if (mapped.code === 'MCP_SESSION_EXPIRED' || mapped.code === 'MCP_TRANSPORT_CLOSED') {
+    // A lost response stream is that call's loss: the session itself is still there.
+    if (mapped.code === 'MCP_SESSION_EXPIRED' || (mapped.code === 'MCP_TRANSPORT_CLOSED' && !isStreamLost(error))) {
       this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
     }
     return mapped;
@@ -330,6 +338,7 @@ export class ServerConnection {
     const { config } = this;
     const durationMs = Date.now() - started;
     if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
+    if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, this.redact);
     const stdio = this.#transport instanceof MachineStdioTransport ? this.#transport : undefined;
     const exit = stdio?.exit;
     const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
@@ -349,7 +358,7 @@ export class ServerConnection {
     } else if (exit?.signal !== undefined) {
       reason = `the server was killed by ${exit.signal} during initialization`;
     } else {
-      reason = this.redact(describeCause(error));
+      reason = describeHttpFailure(error, this.redact) ?? this.redact(describeCause(error));
     }
     return new ServerStartError(
       `Server "${config.name}" failed to start (${config.display}): ${reason}` +

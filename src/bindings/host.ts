@@ -113,6 +113,7 @@ class Host implements McpHost {
   readonly #log: LogSink;
   readonly #idleTimeoutMs: number;
   readonly #auth: ConnectionAuthOptions;
+  readonly #onElicitation: ElicitationHandler | undefined;
   /** Operations running now; the machine's connection is released after a quiet idle period. */
   #active = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
@@ -139,6 +140,7 @@ class Host implements McpHost {
       throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(options.tokenDir)}`);
     }
     this.#auth = { tokenDir: options.tokenDir, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
+    this.#onElicitation = options.onElicitation;
   }
 
   /** Wraps one operation so the machine's connection (SSH) is released once nothing runs on it. */
@@ -212,6 +214,7 @@ class Host implements McpHost {
           config,
           log: this.#log,
           auth: this.#auth,
+          onElicitation: this.#onElicitation,
           ...(signal ? { signal } : {}),
         }),
       fn,

@@ -1,6 +1,6 @@
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, ProtocolError, TransportClosedError, isBerryError } from '../errors.js';
+import { mapHttpError } from './map-http-error.js';
 
 export interface ErrorContext {
   readonly server: string;
@@ -12,19 +12,14 @@ export interface ErrorContext {
   readonly closedDetail: () => string;
 }
 
-/** True when a failure means the session is gone for good and the connection must be replaced. */
-export function isSessionExpired(error: unknown): boolean {
-  if (!(error instanceof StreamableHTTPError)) return false;
-  // Servers answer an unknown session id with 404 (the spec) or 400 (server-everything).
-  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
-}
-
 /**
  * Turns whatever the SDK threw into a BerryError. JSON-RPC errors (the server said no) become
  * ProtocolError; failures to ask at all become transport errors.
  */
 export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   if (isBerryError(error)) return error;
+  const http = mapHttpError(error, context);
+  if (http) return http;
   const where = `server "${context.server}" (${context.operation})`;
   if (error instanceof McpError) {
     if (error.code === ErrorCode.ConnectionClosed) {
@@ -47,18 +42,6 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
     return new ProtocolError(
       `${where} returned error ${error.code}: ${context.redact(stripMcpPrefix(error.message))}`,
       error.code,
-    );
-  }
-  if (isSessionExpired(error)) {
-    return new BerryError(
-      'MCP_SESSION_EXPIRED',
-      `${where}: the server no longer knows this session. The call was not retried; the next operation starts a new session.`,
-    );
-  }
-  if (error instanceof StreamableHTTPError) {
-    return new TransportClosedError(
-      `${where}: HTTP ${error.code ?? 'error'}: ${context.redact(error.message)}`,
-      '',
     );
   }
   return new TransportClosedError(`${where} failed: ${context.redact(describeCause(error))}`, '');

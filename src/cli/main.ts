@@ -7,6 +7,7 @@ import { isBerryError, type BerryErrorCode } from '../errors.js';
 import { createHost, type Host } from '../host.js';
 import { parseCliArgs, USAGE, UsageError, type CliArgs } from './args.js';
 import { authCommand } from './auth-command.js';
+import { createElicitationForm } from './elicitation-form.js';
 import { createCliMachine } from './machine.js';
 import { ProgressBar } from './progress.js';
 import { callBlocks, renderDescribe, renderList } from './render.js';
@@ -65,6 +66,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
+      onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
     });
     return await runCommand(host, args, io, abort.signal);
   } catch (error) {

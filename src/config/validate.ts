@@ -39,7 +39,7 @@ export type EntryValidation =
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers, oauth (HTTP); enabled, timeout (both)';
+const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers, oauth (HTTP); type, enabled, timeout (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -165,11 +165,13 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
           report(path, `must be a number of seconds greater than 0 and at most ${MAX_TIMEOUT_S}, got ${got}`);
         }
         break;
+      case 'type': {
+        const problem = typeProblem(value, kind);
+        if (problem !== undefined) report(path, problem);
+        break;
+      }
       default:
-        report(
-          path,
-          `is not a known key${key === 'type' ? ' (the transport follows from "command" or "url"; there is no "type")' : ''}. Allowed keys: ${ALLOWED_KEYS}`,
-        );
+        report(path, `is not a known key. Allowed keys: ${ALLOWED_KEYS}`);
     }
   }
 
@@ -184,6 +186,25 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
       ? { kind, name, enabled, timeoutMs, jsonPath: base, command, args, env, cwd }
       : { kind, name, enabled, timeoutMs, jsonPath: base, url, headers, oauth };
   return { ok: true, entry };
+}
+
+/** The spellings of `type` that configs copied from other MCP clients carry, and what each means. */
+const TYPES: Readonly<Record<string, 'stdio' | 'http'>> = { stdio: 'stdio', http: 'http', 'streamable-http': 'http' };
+
+// `type` is redundant (the transport follows from "command" or "url"), so it must agree with it.
+function typeProblem(value: unknown, kind: 'stdio' | 'http' | undefined): string | undefined {
+  const allowed = 'must be "stdio", "http" or "streamable-http"';
+  if (typeof value !== 'string') return `${allowed}, got ${jsonTypeName(value)}`;
+  if (value === 'sse') {
+    return 'is "sse", the legacy HTTP+SSE transport, which berry-mcp does not speak (Streamable HTTP only). If the server also offers Streamable HTTP (often at a path ending in /mcp), point "url" there and set "type": "http"';
+  }
+  const declared = Object.hasOwn(TYPES, value) ? TYPES[value] : undefined;
+  if (declared === undefined) return `${allowed}, got ${JSON.stringify(value.slice(0, 40))}`;
+  if (kind !== undefined && declared !== kind) {
+    const has = kind === 'stdio' ? '"command" (a stdio server)' : '"url" (an HTTP server)';
+    return `is ${JSON.stringify(value)} but the entry has ${has}; make them agree or remove "type"`;
+  }
+  return undefined;
 }
 
 /** An object whose values are all strings, as [key, value] pairs in file order. */

@@ -4,6 +4,10 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { RequestInit as UndiciRequestInit } from 'undici';
 import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
+import { createMcpFetch } from './mcp-fetch.js';
+
+/** Resuming a response stream: reconnections in a row that may fail, and the delays. */
+const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, maxRetryMs: 10_000 } as const;
 
 /**
  * A fetch whose requests originate from `machine` and that refuses every redirect. The SDK follows
@@ -27,19 +31,27 @@ export interface HttpTransportOptions {
   readonly machine: Machine;
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
-  /** Answers 401s with the MCP authorization flow (src/auth). */
-  readonly authProvider?: OAuthClientProvider;
+  /** OAuth for servers that answer 401 (the SDK runs the flow); without it a 401 fails the request. */
+  readonly authProvider?: OAuthClientProvider | undefined;
   /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
-  readonly wrapFetch?: (fetch: FetchLike) => FetchLike;
+  readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
 export function createHttpTransport(options: HttpTransportOptions): StreamableHTTPClientTransport {
-  return new StreamableHTTPClientTransport(new URL(options.url), {
-    fetch: options.wrapFetch ? options.wrapFetch(createMachineFetch(options.machine)) : createMachineFetch(options.machine),
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+  const url = new URL(options.url);
+  return new StreamableHTTPClientTransport(url, {
+    fetch: createMcpFetch({
+      endpoint: url,
+      fetch: options.wrapFetch ? options.wrapFetch(createMachineFetch(options.machine)) : createMachineFetch(options.machine),
+      authFlow: options.authProvider !== undefined,
+      resume: RESUME,
+    }),
     requestInit: { headers: { ...options.headers } },
-    // A lost event stream is not resumed: the next operation reconnects instead of replaying.
+    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    // Response streams are resumed by createMcpFetch, bounded, failing the call when they cannot be;
+    // the SDK's own reconnection stays off so the two never race (the standalone GET stream is not
+    // resumed: server notifications sent while it is down are lost).
     reconnectionOptions: {
       maxReconnectionDelay: 30_000,
       initialReconnectionDelay: 1_000,

@@ -7,3 +7,5 @@ export type { HttpTransportOptions } from './http-transport.js';
 export { SshMachine } from './ssh-machine.js';
 export type { LifetimeEndEvent, LifetimeEndListener } from './ssh-machine.js';
 export type { SshMachineOptions } from './ssh-options.js';
+export { HttpStatusError } from './http-status-error.js';
+export { STREAM_LOST_MARK } from './resumable-stream.js';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { isSessionExpired, mapSdkError, type ErrorContext } from '../../src/bindings/map-error.js';
+import { mapSdkError, type ErrorContext } from '../../src/bindings/map-error.js';
 
 const context: ErrorContext = {
   server: 'docs',
@@ -12,17 +11,6 @@ const context: ErrorContext = {
 };
 
 describe('map-error', () => {
-  it('recognises a lost session: 404, and the 400 that server-everything answers for an unknown session id', () => {
-    assert.equal(isSessionExpired(new StreamableHTTPError(404, 'Error POSTing to endpoint: Session not found')), true);
-    // The exact text server-everything 2026.8.31 sends (dist/transports/streamableHttp.js).
-    const everything400 =
-      'Error POSTing to endpoint: {"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"},"id":null}';
-    assert.equal(isSessionExpired(new StreamableHTTPError(400, everything400)), true);
-    assert.equal(isSessionExpired(new StreamableHTTPError(400, 'Error POSTing to endpoint: malformed body')), false);
-    assert.equal(isSessionExpired(new StreamableHTTPError(500, 'session store down')), false);
-    assert.equal(mapSdkError(new StreamableHTTPError(404, 'gone'), context).code, 'MCP_SESSION_EXPIRED');
-  });
-
   it('keeps what the server said no to apart from what could not be asked', () => {
     const said = mapSdkError(new McpError(-32602, 'Unknown tool: s3cret-token'), context);
     assert.equal(said.code, 'MCP_PROTOCOL_ERROR');

@@ -1,0 +1,143 @@
+/**
+ * The fetch the Streamable HTTP transport uses for its MCP endpoint, with what the SDK transport
+ * leaves out:
+ * - a GET event stream answered 405, or 404 without a session, is "no stream here" (the SDK only
+ *   knows 405), not an expired session;
+ * - an error status becomes an HttpStatusError that names the status and whether a session was sent;
+ * - a POST's event stream that ends before its response is resumed (see resumable-stream.ts);
+ * - `notifications/cancelled` aborts the POST of the request it cancels, so a timed-out or
+ *   cancelled call holds no HTTP request open.
+ */
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { httpStatusError } from './http-status-error.js';
+import { resumableStream, type JsonRpcId } from './resumable-stream.js';
+
+export interface McpFetchOptions {
+  readonly endpoint: URL;
+  /** The machine's fetch; requests to other URLs (OAuth discovery) pass through it untouched. */
+  readonly fetch: FetchLike;
+  /** Hand 401/403 answers to the SDK (it runs the OAuth flow) instead of failing them. */
+  readonly authFlow: boolean;
+  readonly resume: { readonly maxAttempts: number; readonly defaultRetryMs: number; readonly maxRetryMs: number };
+}
+
+// Above this a POST body is not parsed to find its id: the SDK writes the id last.
+const INSPECT_LIMIT = 1024 * 1024;
+
+export function createMcpFetch(options: McpFetchOptions): FetchLike {
+  const base = options.fetch;
+  const endpoint = options.endpoint.href;
+  /** POSTs in flight, by the JSON key of the request id they carry. */
+  const inflight = new Map<string, AbortController>();
+
+  const failStatus = async (method: string, response: Response, hadSession: boolean): Promise<Response> => {
+    if (options.authFlow && (response.status === 401 || response.status === 403)) return response;
+    throw await httpStatusError(method, response, hadSession);
+  };
+
+  async function get(url: string | URL, init: RequestInit | undefined, hadSession: boolean): Promise<Response> {
+    const response = await base(url, init);
+    if (response.ok) return response;
+    // 405 is the spec's "no GET stream"; without a session a 404 can only mean the same.
+    if (response.status === 405 || (!hadSession && response.status === 404)) {
+      await response.body?.cancel().catch(() => {});
+      return new Response(null, { status: 405, statusText: 'Method Not Allowed' });
+    }
+    return failStatus('GET', response, hadSession);
+  }
+
+  async function post(url: string | URL, init: RequestInit, headers: Headers, hadSession: boolean): Promise<Response> {
+    const { requests, cancels } = inspect(init.body);
+    for (const id of cancels) inflight.get(JSON.stringify(id))?.abort();
+    if (requests.length === 0) {
+      const response = await base(url, init);
+      return response.ok ? response : failStatus('POST', response, hadSession);
+    }
+    const ac = new AbortController();
+    const outer = init.signal;
+    const onOuterAbort = (): void => ac.abort();
+    if (outer?.aborted) ac.abort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    const keys = requests.map((id) => JSON.stringify(id));
+    for (const key of keys) inflight.set(key, ac);
+    const done = (): void => {
+      for (const key of keys) if (inflight.get(key) === ac) inflight.delete(key);
+      outer?.removeEventListener('abort', onOuterAbort);
+    };
+    let response: Response;
+    try {
+      response = await base(url, { ...init, signal: ac.signal });
+    } catch (error) {
+      done();
+      throw error;
+    }
+    if (!response.ok) {
+      done();
+      return failStatus('POST', response, hadSession);
+    }
+    const type = response.headers.get('content-type') ?? '';
+    if (!response.body || !/^text\/event-stream/i.test(type)) {
+      done();
+      return response;
+    }
+    const body = resumableStream({
+      first: response.body,
+      ids: requests,
+      signal: ac.signal,
+      ...options.resume,
+      onEnd: done,
+      reconnect: (lastEventId, signal) => base(url, { method: 'GET', headers: resumeHeaders(headers, lastEventId), signal }),
+    });
+    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+
+  return (async (url: string | URL, init?: RequestInit) => {
+    if ((url instanceof URL ? url.href : String(url)) !== endpoint) return base(url, init);
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const headers = new Headers(init?.headers);
+    const hadSession = headers.has('mcp-session-id');
+    if (method === 'GET') return get(url, init, hadSession);
+    if (method === 'POST' && init) return post(url, init, headers, hadSession);
+    return base(url, init);
+  }) as FetchLike;
+}
+
+/** The POST's headers (session, protocol version, credentials) for the GET that resumes its stream. */
+function resumeHeaders(post: Headers, lastEventId: string): Headers {
+  const headers = new Headers(post);
+  headers.delete('content-type');
+  headers.delete('content-length');
+  headers.set('accept', 'text/event-stream');
+  headers.set('last-event-id', lastEventId);
+  return headers;
+}
+
+/** The ids of the requests a POST body carries, and of the requests it cancels. */
+function inspect(body: unknown): { requests: JsonRpcId[]; cancels: JsonRpcId[] } {
+  const requests: JsonRpcId[] = [];
+  const cancels: JsonRpcId[] = [];
+  if (typeof body !== 'string') return { requests, cancels };
+  if (body.length > INSPECT_LIMIT) {
+    const id = /"id":(-?\d+|"(?:[^"\\]|\\.)*")\}$/.exec(body.slice(-200));
+    if (id && body.startsWith('{"method":')) requests.push(JSON.parse(id[1]!) as JsonRpcId);
+    return { requests, cancels };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return { requests, cancels };
+  }
+  for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
+    if (typeof message !== 'object' || message === null) continue;
+    const m = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
+    if (typeof m.method !== 'string') continue;
+    if (isId(m.id)) requests.push(m.id);
+    else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) cancels.push(m.params.requestId);
+  }
+  return { requests, cancels };
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}

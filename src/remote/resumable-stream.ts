@@ -1,0 +1,176 @@
+/**
+ * The body of a POST answered with an event stream, made resumable: when the server ends the stream
+ * before every request on it got its response, reconnect with GET and `Last-Event-ID` after the
+ * server's `retry` delay (bounded attempts) and carry on with the new stream as if it were the same
+ * one. When that is impossible, an error response for each unanswered request ends the stream, so
+ * the call fails at once instead of waiting out its timeout.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { SseScanner } from './sse-scanner.js';
+
+export type JsonRpcId = string | number;
+
+/** Marks the error response that stands in for an answer lost with its stream. */
+export const STREAM_LOST_MARK = 'berryStreamLost';
+export const STREAM_LOST_CODE = -32000;
+
+export interface ResumableStreamOptions {
+  readonly first: ReadableStream<Uint8Array>;
+  /** The requests whose responses are due on this stream. */
+  readonly ids: readonly JsonRpcId[];
+  /** Opens the GET that resumes after `lastEventId`. */
+  readonly reconnect: (lastEventId: string, signal: AbortSignal) => Promise<Response>;
+  /** Aborted when the requests are cancelled or the transport closes: stop quietly. */
+  readonly signal: AbortSignal;
+  /** Reconnections in a row that may fail (or bring nothing new) before giving up. */
+  readonly maxAttempts: number;
+  /** Delay when the server sent no `retry`. */
+  readonly defaultRetryMs: number;
+  /** A server's `retry` above this is capped. */
+  readonly maxRetryMs: number;
+  /** Called once when the stream ends for any reason. */
+  readonly onEnd: () => void;
+}
+
+// Requests and notifications are small; a bigger message is a response, found by its id at either end.
+const PARSE_LIMIT = 64 * 1024;
+const encoder = new TextEncoder();
+
+export function resumableStream(options: ResumableStreamOptions): ReadableStream<Uint8Array> {
+  const { signal } = options;
+  const pending = new Map(options.ids.map((id) => [JSON.stringify(id), id] as const));
+  const scanner = new SseScanner((data) => {
+    const key = responseKey(data, pending);
+    if (key !== undefined) pending.delete(key);
+  });
+  let reader = options.first.getReader();
+  let resumed = false;
+  let failures = 0;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    options.onEnd();
+  };
+
+  /** A reader for the resumed stream, or a reason why there is none. */
+  async function resume(): Promise<ReadableStreamDefaultReader<Uint8Array> | string> {
+    let lastProblem = '';
+    for (;;) {
+      const lastEventId = scanner.lastEventId;
+      if (lastEventId === undefined) return 'the server sent no event id to resume from';
+      if (failures >= options.maxAttempts) {
+        return `${options.maxAttempts} reconnection attempt${options.maxAttempts === 1 ? '' : 's'} failed${lastProblem ? ` (last: ${lastProblem})` : ''}`;
+      }
+      failures++;
+      await sleep(Math.min(scanner.retryMs ?? options.defaultRetryMs, options.maxRetryMs), undefined, { signal });
+      try {
+        const response = await options.reconnect(lastEventId, signal);
+        const type = response.headers.get('content-type') ?? '';
+        if (response.ok && response.body && /^text\/event-stream/i.test(type)) return response.body.getReader();
+        lastProblem = response.ok ? `the GET answered ${type || 'no content type'}` : `the GET answered HTTP ${response.status}`;
+        await response.body?.cancel().catch(() => {});
+      } catch (error) {
+        if (signal.aborted) throw error;
+        lastProblem = error instanceof Error ? error.message : String(error);
+      }
+    }
+  }
+
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        try {
+          const { value, done } = await reader.read();
+          if (!done) {
+            const before = scanner.lastEventId;
+            scanner.push(value);
+            controller.enqueue(value);
+            // A resumed stream that brings new events earns a fresh set of attempts.
+            if (resumed && scanner.lastEventId !== before) failures = 0;
+            if (resumed && pending.size === 0) {
+              // The answer came on the resumed GET: nothing more is due there.
+              void reader.cancel().catch(() => {});
+              controller.close();
+              end();
+            }
+            return;
+          }
+        } catch {
+          // A broken stream is resumed like an ended one.
+        }
+        if (pending.size === 0 || signal.aborted) {
+          controller.close();
+          end();
+          return;
+        }
+        let next: ReadableStreamDefaultReader<Uint8Array> | string;
+        try {
+          next = await resume();
+        } catch {
+          controller.close();
+          end();
+          return;
+        }
+        if (typeof next === 'string') {
+          controller.enqueue(encoder.encode(lostEvents(pending, next)));
+          controller.close();
+          end();
+          return;
+        }
+        reader = next;
+        resumed = true;
+        scanner.reset();
+        // End whatever half event the old stream left in the reader's parser.
+        controller.enqueue(encoder.encode('\n\n'));
+      }
+    },
+    async cancel(reason) {
+      end();
+      await reader.cancel(reason).catch(() => {});
+    },
+  });
+}
+
+/** The pending key of a JSON-RPC response in `data`, if it answers one of the pending requests. */
+function responseKey(data: string, pending: ReadonlyMap<string, JsonRpcId>): string | undefined {
+  if (pending.size === 0) return undefined;
+  if (data.length <= PARSE_LIMIT) {
+    let message: unknown;
+    try {
+      message = JSON.parse(data);
+    } catch {
+      return undefined;
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
+    const m = message as Record<string, unknown>;
+    if ('method' in m || !('result' in m || 'error' in m)) return undefined;
+    const key = JSON.stringify(m['id']);
+    return pending.has(key) ? key : undefined;
+  }
+  const head = data.slice(0, 256);
+  const tail = data.slice(-256);
+  for (const key of pending.keys()) {
+    const needle = new RegExp(`"id"\\s*:\\s*${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*[,}]`);
+    if (needle.test(head) || needle.test(tail)) return key;
+  }
+  return undefined;
+}
+
+/** One error response per unanswered request, preceded by a blank line that ends any half event. */
+function lostEvents(pending: ReadonlyMap<string, JsonRpcId>, reason: string): string {
+  let out = '\n\n';
+  for (const id of pending.values()) {
+    const message = {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: STREAM_LOST_CODE,
+        message: `the server ended the response stream before answering, and it could not be resumed: ${reason}`,
+        data: { [STREAM_LOST_MARK]: true },
+      },
+    };
+    out += `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
+import type { ElicitationHandler, ElicitationParams } from '../../src/bindings/handlers.js';
+import { startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
+import { tempDir } from './helpers.js';
+
+/** The fixture's `elicit` tool returns the client's answer as JSON text. */
+async function elicit(host: McpHost, mode: 'form' | 'url' = 'form'): Promise<unknown> {
+  const result = await host.call({ server: 'fixture', tool: 'elicit', arguments: { mode } });
+  return JSON.parse((result.content[0] as { text: string }).text);
+}
+
+describe('elicitation (server-initiated elicitation/create over HTTP)', function () {
+  this.timeout(30_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let fixture: HttpFixture;
+  const hosts: McpHost[] = [];
+
+  function hostWith(onElicitation?: ElicitationHandler, events: LogEvent[] = []): McpHost {
+    const host = createMcpHost({
+      cwd: tmp.dir,
+      configPath: 'mcp.json',
+      onLog: (e) => events.push(e),
+      ...(onElicitation ? { onElicitation } : {}),
+    });
+    hosts.push(host);
+    return host;
+  }
+
+  before(async () => {
+    tmp = tempDir();
+    fixture = await startHttpFixture();
+    writeConfig(tmp.dir, { fixture: { url: fixture.url } });
+  });
+
+  after(async () => {
+    await Promise.all(hosts.map((h) => h.close()));
+    await fixture.close();
+    tmp.cleanup();
+  });
+
+  it('an accepted form gets the schema defaults for the fields left out', async () => {
+    const seen: { params: ElicitationParams; server: string }[] = [];
+    const host = hostWith(async (params, { server }) => {
+      seen.push({ params, server });
+      return { action: 'accept', content: { note: 'hello' } };
+    });
+    assert.deepEqual(await elicit(host), { action: 'accept', content: { note: 'hello', name: 'John Doe', age: 30 } });
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.server, 'fixture');
+    const params = seen[0]!.params;
+    assert.ok(params.mode !== 'url');
+    assert.equal(params.message, 'Who are you?');
+    assert.deepEqual(Object.keys(params.requestedSchema.properties), ['name', 'age', 'note']);
+  });
+
+  it('an answer given keeps its value over the default; accept without content gets every default', async () => {
+    const host = hostWith(async () => ({ action: 'accept', content: { name: 'Ada', age: 36 } }));
+    assert.deepEqual(await elicit(host), { action: 'accept', content: { name: 'Ada', age: 36 } });
+    const bare = hostWith(async () => ({ action: 'accept' }));
+    assert.deepEqual(await elicit(bare), { action: 'accept', content: { name: 'John Doe', age: 30 } });
+  });
+
+  it('a declined or cancelled elicitation reaches the server as such', async () => {
+    assert.deepEqual(await elicit(hostWith(async () => ({ action: 'decline' }))), { action: 'decline' });
+    assert.deepEqual(await elicit(hostWith(async () => ({ action: 'cancel' }))), { action: 'cancel' });
+  });
+
+  it('without a handler every elicitation is declined at once, and the log says so', async () => {
+    const events: LogEvent[] = [];
+    const host = hostWith(undefined, events);
+    const started = Date.now();
+    assert.deepEqual(await elicit(host), { action: 'decline' });
+    assert.ok(Date.now() - started < 5000, 'declined promptly');
+    const logged = events.find((e) => e.kind === 'elicitation');
+    assert.ok(logged, 'a log event for the decline');
+    assert.match(logged.message, /declined an elicitation \(no elicitation handler\): Who are you\?/);
+  });
+
+  it('a handler that throws or answers nonsense declines; the connection keeps working', async () => {
+    const events: LogEvent[] = [];
+    const host = hostWith(async () => {
+      throw new Error('the form broke');
+    }, events);
+    assert.deepEqual(await elicit(host), { action: 'decline' });
+    assert.ok(events.some((e) => e.kind === 'elicitation' && /the handler failed: the form broke/.test(e.message)));
+    const echo = await host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'still here' } });
+    assert.deepEqual(echo.content, [{ type: 'text', text: 'still here' }]);
+    const odd = hostWith(async () => ({ action: 'maybe' }) as never);
+    assert.deepEqual(await elicit(odd), { action: 'decline' });
+  });
+
+  it('URL mode hands the URL, message and id to the handler and opens nothing itself', async () => {
+    const seen: ElicitationParams[] = [];
+    const host = hostWith(async (params) => {
+      seen.push(params);
+      return { action: 'accept' };
+    });
+    assert.deepEqual(await elicit(host, 'url'), { action: 'accept' });
+    const params = seen[0];
+    assert.ok(params && params.mode === 'url');
+    assert.deepEqual([params.url, params.message, params.elicitationId], [
+      'https://example.com/sign-in',
+      'Sign in to the fixture',
+      'fixture-1',
+    ]);
+  });
+});
