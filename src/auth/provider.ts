@@ -5,15 +5,14 @@
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
 import { randomBytes } from 'node:crypto';
-import { refreshAuthorization, type OAuthClientProvider, type OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
 import { BerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
-import { withFileLock } from './lock.js';
+import { expiresSoon, refreshUnderLock } from './refresh.js';
 import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
 
@@ -35,8 +34,6 @@ export interface OAuthSessionOptions {
   readonly fetch: FetchLike;
 }
 
-/** Refresh this long before the stated expiry, so a request never leaves with a dying token. */
-const REFRESH_MARGIN_MS = 60_000;
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 
 export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
@@ -52,6 +49,8 @@ export class OAuthSession implements OAuthClientProvider {
   #store: TokenStore | undefined;
   #record: SignInRecord | undefined;
   #listener: RedirectListener | undefined;
+  /** Kept after the listener closes: the token request repeats the redirect URI. */
+  #redirectUrl: string | undefined;
   #state: string | undefined;
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
@@ -92,7 +91,7 @@ export class OAuthSession implements OAuthClientProvider {
 
   get redirectUrl(): string | undefined {
     if (!this.#interactive) return undefined;
-    return this.#listener?.redirectUrl ?? PLACEHOLDER_REDIRECT;
+    return this.#redirectUrl ?? PLACEHOLDER_REDIRECT;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -184,7 +183,11 @@ export class OAuthSession implements OAuthClientProvider {
     this.#askOfflineAccess(authorizationUrl);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs);
     this.#pending = pending;
-    pending.catch(() => {});
+    // The port is needed only until the redirect (or the timeout): then it is closed.
+    pending.then(
+      () => this.#closeListener(listener),
+      () => this.#closeListener(listener),
+    );
     // The handler may settle whenever it likes (or never): only its failure to start counts.
     Promise.resolve()
       .then(() => handler(authorizationUrl.href, { server: this.#options.server }))
@@ -220,9 +223,11 @@ export class OAuthSession implements OAuthClientProvider {
   async waitForCode(): Promise<string> {
     const pending = this.#pending;
     if (!pending) throw authRequiredError(this.#options.server);
+    const release = this.#listener?.hold();
     try {
       return await pending;
     } finally {
+      release?.();
       this.#pending = undefined;
     }
   }
@@ -273,51 +278,29 @@ export class OAuthSession implements OAuthClientProvider {
 
   async close(): Promise<void> {
     this.#pending = undefined;
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.close();
+    if (this.#listener) await this.#closeListener(this.#listener);
+  }
+
+  async #closeListener(listener: RedirectListener): Promise<void> {
+    if (this.#listener === listener) this.#listener = undefined;
+    await listener.close();
   }
 
   // Refresh, unless another process did it while we waited for the lock: then take its tokens.
   async #refreshLocked(staleAccessToken: string): Promise<StoredTokens | undefined> {
     const store = await this.#storeReady();
-    return withFileLock(this.#options.machine, store.lockPath, async () => {
-      const record = await this.#read(true);
-      const tokens = record.tokens;
-      if (!tokens) return undefined;
-      if (tokens.access_token !== staleAccessToken && !expiresSoon(tokens)) return tokens;
-      const discovery = record.discovery;
-      const client = await this.clientInformation();
-      if (!tokens.refresh_token || !discovery || !client) {
-        await this.#update((r) => dropTokens(r));
-        return undefined;
-      }
-      const resource = discovery.resourceMetadata?.resource;
-      try {
-        const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
-          ...(discovery.authorizationServerMetadata ? { metadata: discovery.authorizationServerMetadata } : {}),
-          clientInformation: client,
-          refreshToken: tokens.refresh_token,
-          ...(resource ? { resource: new URL(resource) } : {}),
-          ...(this.addClientAuthentication ? { addClientAuthentication: this.addClientAuthentication } : {}),
-          fetchFn: this.#options.fetch,
-        });
-        const stored: StoredTokens = {
-          ...fresh,
-          // A server that does not rotate refresh tokens keeps the old one valid.
-          refresh_token: fresh.refresh_token ?? tokens.refresh_token,
-          ...(tokens.issuer ? { issuer: tokens.issuer } : {}),
-          obtained_at: Date.now(),
-        };
-        await this.#update((r) => ({ ...r, tokens: stored }));
-        return stored;
-      } catch (error) {
-        // The server said no (revoked, spent, expired): sign in again. A network failure or a
-        // server error keeps the refresh token for the next try.
-        if (error instanceof OAuthError && !(error instanceof ServerError)) await this.#update((r) => dropTokens(r));
-        return undefined;
-      }
-    });
+    return refreshUnderLock(
+      {
+        machine: this.#options.machine,
+        lockPath: store.lockPath,
+        read: () => this.#read(true),
+        update: (change) => this.#update(change),
+        clientInformation: () => this.clientInformation(),
+        ...(this.addClientAuthentication ? { addClientAuthentication: this.addClientAuthentication } : {}),
+        fetch: this.#options.fetch,
+      },
+      staleAccessToken,
+    );
   }
 
   // The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
@@ -332,24 +315,28 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   async #ensureListener(): Promise<void> {
-    if (this.#listener) return;
+    if (!this.#listener) this.#listener = await this.#listen();
+    this.#redirectUrl = this.#listener.redirectUrl;
+  }
+
+  async #listen(): Promise<RedirectListener> {
     const wanted = this.#config?.redirectPort;
     if (wanted !== undefined) {
-      this.#listener = await startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
+      return startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
         throw new BerryError('MCP_AUTH_REQUIRED', `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`);
       });
-      return;
     }
     // Reuse the port the stored registration names; if it is taken, register again on a new one.
     const client = (await this.#read()).client as { redirect_uris?: string[] } | undefined;
     const registered = portOf(client?.redirect_uris?.[0]);
     if (registered !== undefined && this.#config?.clientId === undefined) {
-      this.#listener = await startRedirectListener(registered).catch(() => undefined);
-      if (this.#listener) return;
+      const reused = await startRedirectListener(registered).catch(() => undefined);
+      if (reused) return reused;
       await this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
     }
-    this.#listener = await startRedirectListener(0);
+    return startRedirectListener(0);
   }
+
 
   async #privateKey(): Promise<string> {
     const config = this.#config;
@@ -379,16 +366,6 @@ export class OAuthSession implements OAuthClientProvider {
   async #update(change: (record: SignInRecord) => SignInRecord): Promise<void> {
     this.#record = await (await this.#storeReady()).update(change);
   }
-}
-
-function expiresSoon(tokens: StoredTokens): boolean {
-  if (typeof tokens.expires_in !== 'number') return false;
-  return Date.now() >= tokens.obtained_at + tokens.expires_in * 1000 - Math.min(REFRESH_MARGIN_MS, (tokens.expires_in * 1000) / 2);
-}
-
-function dropTokens(record: SignInRecord): SignInRecord {
-  const { tokens: _tokens, ...rest } = record;
-  return rest;
 }
 
 function portOf(uri: string | undefined): number | undefined {

@@ -14,6 +14,11 @@ export interface RedirectListener {
   readonly redirectUrl: string;
   /** Resolves with the code of the first redirect whose `state` matches; rejects on an error redirect. */
   waitForCode(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
+  /**
+   * Keeps the process alive while someone waits for the redirect. The listener does not by
+   * itself: a sign-in nobody waits for any more must not keep a finished program running.
+   */
+  hold(): () => void;
   close(): Promise<void>;
 }
 
@@ -65,6 +70,8 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
     });
   });
   server.on('error', () => {});
+  server.unref();
+  let holders = 0;
   const actualPort = (server.address() as AddressInfo).port;
 
   return {
@@ -90,8 +97,18 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
         if (signal?.aborted) onAbort();
       });
     },
+    hold() {
+      if (holders++ === 0) server.ref();
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        if (--holders === 0) server.unref();
+      };
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        waiter?.reject(new BerryError('MCP_CANCELLED', 'The sign-in was cancelled.'));
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -195,7 +195,12 @@ export class ServerConnection {
     } catch (error) {
       if (!this.#session?.pendingSignIn) throw error;
       await this.#finishSignIn(signal);
-      return run();
+      try {
+        return await run();
+      } finally {
+        // A second sign-in asked for by the retry (the same step-up again) is not waited for.
+        if (this.#session.pendingSignIn) await this.#session.close();
+      }
     }
   }
 
