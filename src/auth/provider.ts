@@ -54,6 +54,7 @@ export class OAuthSession implements OAuthClientProvider {
   #state: string | undefined;
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
+  #completing: Promise<void> | undefined;
   #authStarted = false;
   #redactor: (text: string) => string = (text) => text;
   #redactorFor: SignInRecord | undefined;
@@ -121,7 +122,10 @@ export class OAuthSession implements OAuthClientProvider {
     return params;
   }
 
+  // While a sign-in waits for its redirect, a second auth() (a concurrent request that met the
+  // same 401) joins it: same state, its own verifier and URL are dropped, the user is asked once.
   state(): string {
+    if (this.#pending && this.#state !== undefined) return this.#state;
     this.#state = randomBytes(24).toString('base64url');
     return this.#state;
   }
@@ -180,6 +184,7 @@ export class OAuthSession implements OAuthClientProvider {
     const handler = this.#options.onAuthorizationUrl;
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
+    if (this.#pending) return;
     this.#askOfflineAccess(authorizationUrl);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs);
     this.#pending = pending;
@@ -195,7 +200,7 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   saveCodeVerifier(codeVerifier: string): void {
-    this.#verifier = codeVerifier;
+    if (!this.#pending) this.#verifier = codeVerifier;
   }
 
   codeVerifier(): string {
@@ -217,19 +222,26 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   /**
-   * Waits for the redirect of the sign-in the SDK started, and returns its code. The caller hands it
-   * to the transport's finishAuth.
+   * Waits for the redirect of the sign-in the SDK started and hands its code to `exchange` (the
+   * transport's finishAuth). Callers that meet the same sign-in share one wait and one exchange;
+   * the listener closes once it is done.
    */
-  async waitForCode(): Promise<string> {
+  completeSignIn(exchange: (code: string) => Promise<void>): Promise<void> {
     const pending = this.#pending;
-    if (!pending) throw authRequiredError(this.#options.server);
-    const release = this.#listener?.hold();
-    try {
-      return await pending;
-    } finally {
-      release?.();
-      this.#pending = undefined;
+    if (!pending) return Promise.reject(authRequiredError(this.#options.server));
+    if (!this.#completing) {
+      const release = this.#listener?.hold();
+      const completing = (async () => exchange(await pending))().finally(() => {
+        release?.();
+        if (this.#pending === pending) this.#pending = undefined;
+        if (this.#completing === completing) this.#completing = undefined;
+        void this.close();
+      });
+      this.#completing = completing;
+      // Every caller may have stopped waiting (aborted): the outcome must not go unhandled.
+      completing.catch(() => {});
     }
+    return this.#completing;
   }
 
   /** Stored tokens, for reporting who is signed in (never printed whole). */

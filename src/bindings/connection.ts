@@ -178,13 +178,13 @@ export class ServerConnection {
   async #finishSignIn(signal: AbortSignal | undefined): Promise<void> {
     const session = this.#session;
     if (!session || this.#transport instanceof MachineStdioTransport) throw authRequiredError(this.config.name);
+    const transport = this.#transport;
+    // Shared with other requests that met the same sign-in: this caller's abort ends only its wait.
+    const completing = session.completeSignIn((code) => transport.finishAuth(code));
     try {
-      const code = await (signal ? Promise.race([session.waitForCode(), abortPromise(signal)]) : session.waitForCode());
-      await this.#transport.finishAuth(code);
+      await (signal ? Promise.race([completing, abortPromise(signal)]) : completing);
     } catch (error) {
       throw mapAuthError(error, this.config.name, this.redact) ?? this.#mapError(error, 'sign-in', signal);
-    } finally {
-      await session.close();
     }
   }
 

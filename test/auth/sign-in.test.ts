@@ -132,6 +132,19 @@ describe('auth: sign-in against a real authorization server', function () {
     assert.equal(urls.length, 1);
   });
 
+  it('concurrent requests that meet the same sign-in share it: one URL, one authorization, all continue', async () => {
+    const { host, urls } = open();
+    await host.call({ server: 'docs', tool: 'whoami' });
+    await fixture.admin('revoke');
+    const before = await fixture.stats();
+    const results = await Promise.all([1, 2, 3].map(() => host.call({ server: 'docs', tool: 'whoami' })));
+    assert.equal(results.length, 3);
+    const after = await fixture.stats();
+    assert.equal(after.authorizations, before.authorizations + 1);
+    assert.equal(after.codeExchanges, before.codeExchanges + 1);
+    assert.equal(urls.length, 1);
+  });
+
   it('reuses the registered redirect port next time, and registers again when it is taken', async () => {
     const ownDir = join(tmp.dir, 'port-reuse');
     const first = testHost(configPath, ownDir);
