@@ -153,6 +153,10 @@ function resolveOAuth(entry: ValidHttpEntry, expand: ExpandContext, problems: Pr
     }
     out[key] = value;
   }
+  if (out.privateKeyFile !== undefined && !out.privateKeyFile.startsWith('/') && !out.privateKeyFile.startsWith('~/')) {
+    const path = memberPath(base, 'privateKeyFile');
+    problems.push({ jsonPath: path, text: `${path} must be an absolute path or start with ~/ (a file on the target machine)` });
+  }
   if (out.clientMetadataUrl !== undefined && !isClientMetadataUrl(out.clientMetadataUrl)) {
     const path = memberPath(base, 'clientMetadataUrl');
     problems.push({ jsonPath: path, text: `${path} must be an https:// URL with a path (a client ID metadata document)` });

@@ -57,6 +57,7 @@ describe('config/validate-oauth', () => {
       [{ clientId: 'c', clientSecret: 's', privateKey: 'k' }, /clientSecret cannot be used together with a private key/],
       [{ clientMetadataUrl: 'http://example.com/client.json' }, /clientMetadataUrl must be an https:\/\/ URL with a path/],
       ['yes', /oauth must be an object/],
+      [{ clientId: 'c', privateKeyFile: 'keys/k.pem' }, /privateKeyFile must be an absolute path or start with ~\//],
     ];
     for (const [oauth, pattern] of cases) {
       const loaded = await loadWith(tree, { mcpServers: { h: { url: URL, oauth } } });
