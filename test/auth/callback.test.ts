@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { isBerryError } from '../../src/errors.js';
+import { createHost, type Host } from '../../src/host.js';
+import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { browser } from './helpers.js';
+
+describe('auth: the onAuthorizationUrl callback', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let fixture: OAuthFixture;
+  let denying: OAuthFixture;
+  let configPath: string;
+  const hosts: Host[] = [];
+  const open = (name: string, onAuthorizationUrl: (url: string) => unknown, signInTimeoutMs?: number): Host => {
+    const host = createHost({
+      configPath,
+      tokenDir: join(tmp.dir, name),
+      onAuthorizationUrl: onAuthorizationUrl as (url: string) => Promise<void>,
+      ...(signInTimeoutMs === undefined ? {} : { signInTimeoutMs }),
+    });
+    hosts.push(host);
+    return host;
+  };
+
+  before(async () => {
+    tmp = tempDir('berry-auth-callback-');
+    [fixture, denying] = await Promise.all([startOAuthFixture(), startOAuthFixture(['--deny'])]);
+    configPath = writeConfig(tmp.dir, { docs: { url: fixture.url }, denied: { url: denying.url } });
+  });
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.close()));
+  });
+  after(async () => {
+    await Promise.all([fixture.close(), denying.close()]);
+    tmp.cleanup();
+  });
+
+  it('berry-mcp waits for the redirect, not for the callback: one that never settles works', async () => {
+    const host = open('never', (url) => {
+      void browser(url);
+      return new Promise(() => {});
+    });
+    const result = await host.call({ server: 'docs', tool: 'whoami' });
+    assert.match(JSON.stringify(result), /read/);
+  });
+
+  it('a callback that rejects after starting the browser still signs in', async () => {
+    const host = open('rejects', async (url) => {
+      void browser(url);
+      throw new Error('could not open a browser window');
+    });
+    await host.call({ server: 'docs', tool: 'whoami' });
+  });
+
+  it('no redirect within signInTimeoutMs is MCP_AUTH_REQUIRED saying so', async () => {
+    const host = open('ignored', () => undefined, 300);
+    const started = Date.now();
+    await assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED', String(error));
+      assert.match(error.message, /No sign-in redirect arrived within/);
+      return true;
+    });
+    assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('a refused sign-in (access_denied) is MCP_AUTH_REQUIRED with the server\'s reason', async () => {
+    const host = open('denied', (url) => browser(url));
+    await assert.rejects(host.call({ server: 'denied', tool: 'whoami' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED', String(error));
+      assert.match(error.message, /refused the sign-in: access_denied \(the fixture denies every sign-in\)/);
+      return true;
+    });
+  });
+});
