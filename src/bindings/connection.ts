@@ -417,7 +417,8 @@ function createSession(options: OpenConnectionOptions): OAuthSession | undefined
     serverUrl: config.url,
     oauth: config.oauth,
     tokenDir: auth.tokenDir,
-    onAuthorizationUrl: auth.onAuthorizationUrl,
+    // Right after a sign-in, a server that still refuses gets no second one (no loop).
+    onAuthorizationUrl: options.signedIn ? undefined : auth.onAuthorizationUrl,
     signInTimeoutMs: auth.signInTimeoutMs,
     fetch: createMachineFetch(machine),
   });

@@ -354,8 +354,11 @@ class Host implements McpHost {
     return this.#operation(async () => {
       const prepared = await this.#prepare(options.signal);
       const config = this.#httpConfig(prepared, server);
-      if (!this.#auth.onAuthorizationUrl) {
-        throw new TypeError('authorize() needs the onAuthorizationUrl option of createHost, to show the user the sign-in page.');
+      if (Object.keys(config.headers).some((name) => name.toLowerCase() === 'authorization')) {
+        throw new BerryError('MCP_INVALID_ARGUMENT', `Server "${server}" sends its own "Authorization" header (in ${prepared.loaded.path}); berry-mcp does not sign in to it. Remove the header to use OAuth.`);
+      }
+      if (!this.#auth.onAuthorizationUrl && config.oauth?.grant !== 'client_credentials') {
+        throw new BerryError('MCP_INVALID_ARGUMENT', 'authorize() needs the onAuthorizationUrl option of createHost, to show the user the sign-in page.');
       }
       const store = await this.#tokenStore(config, options.signal);
       await store.update((record) => {

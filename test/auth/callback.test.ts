@@ -27,7 +27,11 @@ describe('auth: the onAuthorizationUrl callback', function () {
   before(async () => {
     tmp = tempDir('berry-auth-callback-');
     [fixture, denying] = await Promise.all([startOAuthFixture(), startOAuthFixture(['--deny'])]);
-    configPath = writeConfig(tmp.dir, { docs: { url: fixture.url }, denied: { url: denying.url } });
+    configPath = writeConfig(tmp.dir, {
+      docs: { url: fixture.url },
+      denied: { url: denying.url },
+      static: { url: fixture.url, headers: { Authorization: 'Bearer own-token' } },
+    });
   });
   afterEach(async () => {
     await Promise.all(hosts.splice(0).map((h) => h.close()));
@@ -63,6 +67,14 @@ describe('auth: the onAuthorizationUrl callback', function () {
       return true;
     });
     assert.ok(Date.now() - started < 10_000);
+  });
+
+  it('authorize() refuses an entry with its own Authorization header, and a host without the callback', async () => {
+    const host = open('static', (url) => browser(url));
+    await assert.rejects(host.authorize('static'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /own "Authorization" header/.test(error.message));
+    const quiet = createHost({ configPath, tokenDir: join(tmp.dir, 'quiet') });
+    hosts.push(quiet);
+    await assert.rejects(quiet.authorize('docs'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /onAuthorizationUrl/.test(error.message));
   });
 
   it('a refused sign-in (access_denied) is MCP_AUTH_REQUIRED with the server\'s reason', async () => {

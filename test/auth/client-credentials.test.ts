@@ -61,6 +61,13 @@ describe('auth: client credentials (no person)', function () {
     assert.equal((await fixture.stats()).lastClientAuth, 'private_key_jwt');
   });
 
+  it('authorize() needs no callback for client credentials and reports the granted scopes', async () => {
+    process.env['BERRY_CC_SECRET'] = SECRET;
+    const { host } = hostWith('authorize', { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}', grant: 'client_credentials', scopes: ['read'] });
+    const result = await host.authorize('svc');
+    assert.deepEqual(result.scopes, ['read']);
+  });
+
   it('a wrong secret is MCP_AUTH_REQUIRED without the secret in the message', async () => {
     const { host } = hostWith('wrong', { clientId: 'machine', clientSecret: 'wrong-secret-value', grant: 'client_credentials' });
     await assert.rejects(host.call({ server: 'svc', tool: 'whoami' }), (error: unknown) => {
