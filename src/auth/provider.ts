@@ -81,6 +81,9 @@ export class OAuthSession implements OAuthClientProvider {
     }
   }
 
+  /** False while a new sign-in must not start (the connect right after one). */
+  signInAllowed = true;
+
   get #interactive(): boolean {
     return this.#config?.grant !== 'client_credentials';
   }
@@ -171,6 +174,7 @@ export class OAuthSession implements OAuthClientProvider {
     // (refresh happens in this class), so without a way to show a URL it stops here.
     if (this.#interactive) {
       if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
+      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused the token it just issued');
       await this.#ensureListener();
     }
     return (await this.#read()).discovery;

@@ -132,8 +132,11 @@ export class ServerConnection {
     timer.unref();
     const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
     let signIn = false;
+    // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
+    if (session && options.signedIn) session.signInAllowed = false;
     try {
       await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
+      if (session) session.signInAllowed = true;
     } catch (error) {
       const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
       if (session?.pendingSignIn && !options.signedIn) {
@@ -417,8 +420,7 @@ function createSession(options: OpenConnectionOptions): OAuthSession | undefined
     serverUrl: config.url,
     oauth: config.oauth,
     tokenDir: auth.tokenDir,
-    // Right after a sign-in, a server that still refuses gets no second one (no loop).
-    onAuthorizationUrl: options.signedIn ? undefined : auth.onAuthorizationUrl,
+    onAuthorizationUrl: auth.onAuthorizationUrl,
     signInTimeoutMs: auth.signInTimeoutMs,
     fetch: createMachineFetch(machine),
   });

@@ -11,6 +11,7 @@ describe('auth: the onAuthorizationUrl callback', function () {
   let tmp: ReturnType<typeof tempDir>;
   let fixture: OAuthFixture;
   let denying: OAuthFixture;
+  let refusing: OAuthFixture;
   let configPath: string;
   const hosts: Host[] = [];
   const open = (name: string, onAuthorizationUrl: (url: string) => unknown, signInTimeoutMs?: number): Host => {
@@ -26,10 +27,11 @@ describe('auth: the onAuthorizationUrl callback', function () {
 
   before(async () => {
     tmp = tempDir('berry-auth-callback-');
-    [fixture, denying] = await Promise.all([startOAuthFixture(), startOAuthFixture(['--deny'])]);
+    [fixture, denying, refusing] = await Promise.all([startOAuthFixture(), startOAuthFixture(['--deny']), startOAuthFixture(['--reject-tokens'])]);
     configPath = writeConfig(tmp.dir, {
       docs: { url: fixture.url },
       denied: { url: denying.url },
+      refusing: { url: refusing.url },
       static: { url: fixture.url, headers: { Authorization: 'Bearer own-token' } },
     });
   });
@@ -37,7 +39,7 @@ describe('auth: the onAuthorizationUrl callback', function () {
     await Promise.all(hosts.splice(0).map((h) => h.close()));
   });
   after(async () => {
-    await Promise.all([fixture.close(), denying.close()]);
+    await Promise.all([fixture.close(), denying.close(), refusing.close()]);
     tmp.cleanup();
   });
 
@@ -75,6 +77,21 @@ describe('auth: the onAuthorizationUrl callback', function () {
     const quiet = createHost({ configPath, tokenDir: join(tmp.dir, 'quiet') });
     hosts.push(quiet);
     await assert.rejects(quiet.authorize('docs'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /onAuthorizationUrl/.test(error.message));
+  });
+
+  it('a server that refuses the token it just issued gets one sign-in, not a loop', async () => {
+    const urls: string[] = [];
+    const host = open('refusing', (url) => {
+      urls.push(url);
+      return browser(url);
+    });
+    await assert.rejects(host.call({ server: 'refusing', tool: 'whoami' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED', String(error));
+      assert.match(error.message, /refused the token it just issued/);
+      return true;
+    });
+    assert.equal(urls.length, 1);
+    assert.equal((await refusing.stats()).authorizations, 1);
   });
 
   it('a refused sign-in (access_denied) is MCP_AUTH_REQUIRED with the server\'s reason', async () => {
