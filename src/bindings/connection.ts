@@ -14,12 +14,12 @@ import {
   MachineStdioTransport,
   closeHttpTransport,
   createHttpTransport,
-  createMachineFetch,
   HttpStatusError,
   type Machine,
 } from '../remote/index.js';
-import { OAuthSession, authRequiredError, mapAuthError, type AuthorizationUrlHandler } from '../auth/index.js';
+import { authRequiredError, mapAuthError, type OAuthSession } from '../auth/index.js';
 import { onAbort } from './abort-listeners.js';
+import { abortPromise, createSession, type ConnectionAuthOptions } from './oauth-session.js';
 import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
@@ -32,13 +32,6 @@ const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 const MAX_TOOL_PAGES = 100;
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
-
-/** How HTTP connections sign in (see docs/auth.md). */
-export interface ConnectionAuthOptions {
-  readonly tokenDir: string | undefined;
-  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
-  readonly signInTimeoutMs: number;
-}
 
 export interface OpenConnectionOptions {
   readonly machine: Machine;
@@ -89,7 +82,7 @@ export class ServerConnection {
 
   static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
     const { config, machine } = options;
-    const session = createSession(options);
+    const session = createSession(machine, config, options.auth);
     const redactConfig = createRedactor(config.secrets);
     const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
@@ -407,29 +400,4 @@ export class ServerConnection {
     })();
     return this.#closing;
   }
-}
-
-/** An OAuth session for an HTTP entry, unless it sends its own Authorization header. */
-function createSession(options: OpenConnectionOptions): OAuthSession | undefined {
-  const { config, machine, auth } = options;
-  if (config.kind !== 'http' || !auth) return undefined;
-  if (Object.keys(config.headers).some((name) => name.toLowerCase() === 'authorization')) return undefined;
-  return new OAuthSession({
-    machine,
-    server: config.name,
-    serverUrl: config.url,
-    oauth: config.oauth,
-    tokenDir: auth.tokenDir,
-    onAuthorizationUrl: auth.onAuthorizationUrl,
-    signInTimeoutMs: auth.signInTimeoutMs,
-    fetch: createMachineFetch(machine),
-  });
-}
-
-function abortPromise(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const fail = (): void => reject(new CancelledError('The sign-in was cancelled.'));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
-  });
 }

@@ -1,4 +1,4 @@
-import { loadConfig, type LoadedConfig, type ResolvedHttpConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
+import { loadConfig, type LoadedConfig, type ResolvedServerConfig, type ServerSlot } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, type BerryErrorCode } from '../errors.js';
 import { LocalMachine, type Machine } from '../remote/index.js';
@@ -13,8 +13,10 @@ import type {
   ServerStatus,
   ToolDescription,
 } from './contract.js';
-import { ServerConnection, type ConnectionAuthOptions } from './connection.js';
-import { resolveTokenDir, TokenStore, type AuthorizationUrlHandler, type StoredTokens } from '../auth/index.js';
+import type { AuthorizationUrlHandler } from '../auth/index.js';
+import { ServerConnection } from './connection.js';
+import { normalizeAuthOptions, type ConnectionAuthOptions } from './oauth-session.js';
+import { httpConfigFor, signIn, signOut, type AuthorizeResult } from './sign-in.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -50,16 +52,8 @@ export interface McpHostOptions {
   readonly signInTimeoutMs?: number;
 }
 
-/** What `authorize` reports after a sign-in. */
-export interface AuthorizeResult {
-  readonly server: string;
-  /** Granted scopes, when the authorization server said. */
-  readonly scopes: readonly string[];
-  /** Who signed in, from an OpenID id_token (`email`, `name` or `sub`), when there is one. */
-  readonly subject?: string;
-  /** When the access token expires (ms since the epoch), when known. */
-  readonly expiresAt?: number;
-}
+
+export type { AuthorizeResult };
 
 export interface McpHost {
   readonly machine: Machine;
@@ -132,14 +126,7 @@ class Host implements McpHost {
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#idleTimeoutMs = this.#pool.idleTimeoutMs;
     this.#log = options.onLog ?? noLog;
-    const signInTimeoutMs = options.signInTimeoutMs ?? 300_000;
-    if (!Number.isFinite(signInTimeoutMs) || signInTimeoutMs <= 0) {
-      throw new TypeError(`signInTimeoutMs must be a positive number of milliseconds, got ${String(options.signInTimeoutMs)}`);
-    }
-    if (options.tokenDir !== undefined && !options.tokenDir.startsWith('/')) {
-      throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(options.tokenDir)}`);
-    }
-    this.#auth = { tokenDir: options.tokenDir, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
+    this.#auth = normalizeAuthOptions(options);
     this.#onElicitation = options.onElicitation;
   }
 
@@ -353,49 +340,17 @@ class Host implements McpHost {
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
     return this.#operation(async () => {
       const prepared = await this.#prepare(options.signal);
-      const config = this.#httpConfig(prepared, server);
-      if (Object.keys(config.headers).some((name) => name.toLowerCase() === 'authorization')) {
-        throw new BerryError('MCP_INVALID_ARGUMENT', `Server "${server}" sends its own "Authorization" header (in ${prepared.loaded.path}); berry-mcp does not sign in to it. Remove the header to use OAuth.`);
-      }
-      if (!this.#auth.onAuthorizationUrl && config.oauth?.grant !== 'client_credentials') {
-        throw new BerryError('MCP_INVALID_ARGUMENT', 'authorize() needs the onAuthorizationUrl option of createHost, to show the user the sign-in page.');
-      }
-      const store = await this.#tokenStore(config, options.signal);
-      await store.update((record) => {
-        const { tokens: _tokens, ...rest } = record;
-        return rest;
-      }, options.signal);
-      // A connection of its own, outside the pool: it proves the new token works, then closes.
-      const connection = await ServerConnection.open({
-        machine: this.machine,
-        config,
-        log: this.#log,
-        auth: this.#auth,
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
-      await connection.close('sign-in checked');
-      return describeSignIn(server, (await store.read(options.signal)).tokens);
+      const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
+      return signIn({ machine: this.machine, config, log: this.#log, auth: this.#auth, ...(options.signal ? { signal: options.signal } : {}) });
     });
   }
 
   logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
     return this.#operation(async () => {
       const prepared = await this.#prepare(options.signal);
-      const store = await this.#tokenStore(this.#httpConfig(prepared, server), options.signal);
-      return store.remove(options.signal);
+      const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
+      return signOut(this.machine, config, this.#auth, options.signal);
     });
-  }
-
-  #httpConfig(prepared: Prepared, server: string): ResolvedHttpConfig {
-    const config = this.#resolve(prepared, server);
-    if (config.kind !== 'http') {
-      throw new BerryError('MCP_INVALID_ARGUMENT', `Server "${server}" is a stdio server; only HTTP servers (entries with "url") sign in.`);
-    }
-    return config;
-  }
-
-  async #tokenStore(config: ResolvedHttpConfig, signal: AbortSignal | undefined): Promise<TokenStore> {
-    return new TokenStore(this.machine, await resolveTokenDir(this.machine, this.#auth.tokenDir, signal), config.url);
   }
 
   async close(): Promise<void> {
@@ -404,27 +359,6 @@ class Host implements McpHost {
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
-  }
-}
-
-function describeSignIn(server: string, tokens: StoredTokens | undefined): AuthorizeResult {
-  const subject = tokens?.id_token ? subjectOf(tokens.id_token) : undefined;
-  return {
-    server,
-    scopes: tokens?.scope ? tokens.scope.split(' ').filter(Boolean) : [],
-    ...(subject ? { subject } : {}),
-    ...(tokens && typeof tokens.expires_in === 'number' ? { expiresAt: tokens.obtained_at + tokens.expires_in * 1000 } : {}),
-  };
-}
-
-// Display only: the id_token's claims are not verified here, and it is never printed whole.
-function subjectOf(idToken: string): string | undefined {
-  try {
-    const claims = JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
-    const who = claims['email'] ?? claims['name'] ?? claims['sub'];
-    return typeof who === 'string' ? who.slice(0, 200) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
