@@ -155,6 +155,8 @@ export class ServerConnection {
         log({ server: config.name, kind: 'connecting', message: 'waiting for sign-in' });
         await connection.#finishSignIn(options.signal);
       } finally {
+        // This connect alone waited for the sign-in: whatever happened, its listener goes.
+        await session?.close();
         await connection.close('signed in; reconnecting');
       }
       return ServerConnection.open({ ...options, signedIn: true });

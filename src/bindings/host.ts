@@ -114,6 +114,8 @@ class Host implements McpHost {
   #lastActive = 0;
   #lastPrepared: Prepared | undefined;
   #closed = false;
+  /** Aborted by close(): ends connects still waiting (a sign-in waits up to signInTimeoutMs). */
+  readonly #closing = new AbortController();
 
   constructor(options: McpHostOptions) {
     this.machine = options.machine ?? new LocalMachine();
@@ -202,10 +204,14 @@ class Host implements McpHost {
           log: this.#log,
           auth: this.#auth,
           onElicitation: this.#onElicitation,
-          ...(signal ? { signal } : {}),
+          signal: this.#openSignal(signal),
         }),
       fn,
     );
+  }
+
+  #openSignal(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
   }
 
   #resolve(prepared: Prepared, server: string): ResolvedServerConfig {
@@ -341,7 +347,7 @@ class Host implements McpHost {
     return this.#operation(async () => {
       const prepared = await this.#prepare(options.signal);
       const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
-      return signIn({ machine: this.machine, config, log: this.#log, auth: this.#auth, ...(options.signal ? { signal: options.signal } : {}) });
+      return signIn({ machine: this.machine, config, log: this.#log, auth: this.#auth, signal: this.#openSignal(options.signal) });
     });
   }
 
@@ -356,6 +362,7 @@ class Host implements McpHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort();
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();

@@ -71,6 +71,24 @@ describe('auth: the onAuthorizationUrl callback', function () {
     assert.ok(Date.now() - started < 10_000);
   });
 
+  it('closing the host ends a sign-in in progress at once and frees its port', async () => {
+    let seen: (url: string) => void = () => {};
+    const shown = new Promise<string>((resolve) => (seen = resolve));
+    const host = open('closed', (url) => seen(url));
+    const call = host.call({ server: 'docs', tool: 'whoami' }).then(
+      () => assert.fail('the call should not succeed'),
+      (error: unknown) => error,
+    );
+    const url = await shown;
+    const started = Date.now();
+    await host.close();
+    const error = await call;
+    assert.ok(isBerryError(error) && error.code === 'MCP_CANCELLED', String(error));
+    assert.ok(Date.now() - started < 5000);
+    const callback = new URL(url).searchParams.get('redirect_uri')!;
+    await assert.rejects(fetch(callback), 'the redirect listener is closed');
+  });
+
   it('authorize() refuses an entry with its own Authorization header, and a host without the callback', async () => {
     const host = open('static', (url) => browser(url));
     await assert.rejects(host.authorize('static'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /own "Authorization" header/.test(error.message));
