@@ -58,14 +58,20 @@ export async function sftpRename(sftp: SFTPWrapper, identity: string, from: stri
 export async function sftpMkdir(sftp: SFTPWrapper, identity: string, path: string, mode: number): Promise<void> {
   const parts = path.split('/').filter(Boolean);
   let current = '';
+  let createdLast = false;
   for (const [index, part] of parts.entries()) {
     current += `/${part}`;
     if (await exists(sftp, current)) continue;
-    const error = await call((cb) => sftp.mkdir(current, { mode: index === parts.length - 1 ? mode : 0o755 }, cb));
+    // Like mkdir -p -m: parents and the directory itself get `mode`; existing ones are left alone.
+    const error = await call((cb) => sftp.mkdir(current, { mode }, cb));
     if (error && !(await exists(sftp, current))) throw fileError(error, 'create directory', current, identity);
+    createdLast = index === parts.length - 1 && !error;
   }
-  const chmodError = await call((cb) => sftp.chmod(path, mode, cb));
-  if (chmodError) throw fileError(chmodError, 'chmod', path, identity);
+  // The server's umask applies to mkdir: the directory created last gets exactly `mode`.
+  if (createdLast) {
+    const chmodError = await call((cb) => sftp.chmod(path, mode, cb));
+    if (chmodError) throw fileError(chmodError, 'chmod', path, identity);
+  }
 }
 
 export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: string): Promise<void> {
