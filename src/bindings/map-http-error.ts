@@ -1,6 +1,7 @@
 /**
  * What HTTP failures mean, for one call: an error status or a bad body fails that call alone with
  * the status named; only an unknown session (404/400 to a request that carried one) ends the session.
+ * Errors built from an HttpStatusError carry no `cause`: its raw body may echo a secret.
  */
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -36,7 +37,6 @@ export function mapHttpError(error: unknown, context: ErrorContext): BerryError 
     return new BerryError(
       'MCP_PROTOCOL_ERROR',
       `${where} answered ${describeHttpStatus(error, context.redact)}. This call failed; the connection stays open.`,
-      { cause: error },
     );
   }
   if (error instanceof SyntaxError) {
@@ -71,7 +71,6 @@ export function authRequired(server: string, error: HttpStatusError, redact: (te
       `Server "${server}" needs authorization: it answered HTTP 401${details.length > 0 ? ` (${details.join(', ')})` : ''}. ` +
         'Give the credentials it expects in "headers" of its entry in mcp.json (for example "Authorization": "Bearer ${TOKEN}").',
     ),
-    { cause: error },
   );
 }
 

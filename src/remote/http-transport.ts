@@ -6,8 +6,11 @@ import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
 
-/** Resuming a response stream: reconnections in a row that may fail, and the delays. */
-const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, maxRetryMs: 10_000 } as const;
+/**
+ * Response streams: reconnections in a row that may fail, their delays, and how long a server may
+ * keep a stream open after its last response.
+ */
+const RESUME = { maxAttempts: 3, defaultRetryMs: 1000, minRetryMs: 100, maxRetryMs: 10_000, closeGraceMs: 2000 } as const;
 
 /**
  * A fetch whose requests originate from `machine` and that refuses every redirect. The SDK follows

@@ -18,7 +18,13 @@ export interface McpFetchOptions {
   readonly fetch: FetchLike;
   /** Hand 401/403 answers to the SDK (it runs the OAuth flow) instead of failing them. */
   readonly authFlow: boolean;
-  readonly resume: { readonly maxAttempts: number; readonly defaultRetryMs: number; readonly maxRetryMs: number };
+  readonly resume: {
+    readonly maxAttempts: number;
+    readonly defaultRetryMs: number;
+    readonly minRetryMs: number;
+    readonly maxRetryMs: number;
+    readonly closeGraceMs: number;
+  };
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.
@@ -49,10 +55,8 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   async function post(url: string | URL, init: RequestInit, headers: Headers, hadSession: boolean): Promise<Response> {
     const { requests, cancels } = inspect(init.body);
     for (const id of cancels) inflight.get(JSON.stringify(id))?.abort();
-    if (requests.length === 0) {
-      const response = await base(url, init);
-      return response.ok ? response : failStatus('POST', response, hadSession);
-    }
+    // Each POST gets its own signal, linked to the transport's: undici adds a listener to the signal
+    // it is given and keeps it past the response, which piled up on the transport's long-lived one.
     const ac = new AbortController();
     const outer = init.signal;
     const onOuterAbort = (): void => ac.abort();
@@ -76,7 +80,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
       return failStatus('POST', response, hadSession);
     }
     const type = response.headers.get('content-type') ?? '';
-    if (!response.body || !/^text\/event-stream/i.test(type)) {
+    if (requests.length === 0 || !response.body || !/^text\/event-stream/i.test(type)) {
       done();
       return response;
     }

@@ -1,7 +1,7 @@
 /**
  * The body of a POST answered with an event stream, made resumable: when the server ends the stream
  * before every request on it got its response, reconnect with GET and `Last-Event-ID` after the
- * server's `retry` delay (bounded attempts) and carry on with the new stream as if it were the same
+ * server's `retry` delay (bounded failed attempts) and carry on with the new stream as if it were the same
  * one. When that is impossible, an error response for each unanswered request ends the stream, so
  * the call fails at once instead of waiting out its timeout.
  */
@@ -22,14 +22,17 @@ export interface ResumableStreamOptions {
   readonly reconnect: (lastEventId: string, signal: AbortSignal) => Promise<Response>;
   /** Aborted when the requests are cancelled or the transport closes: stop quietly. */
   readonly signal: AbortSignal;
-  /** Reconnections in a row that may fail (or bring nothing new) before giving up. */
+  /** Reconnections in a row that may fail before giving up (one that succeeds starts a new count). */
   readonly maxAttempts: number;
   /** Delay when the server sent no `retry`. */
   readonly defaultRetryMs: number;
-  /** A server's `retry` above this is capped. */
+  /** A server's `retry` is kept within these bounds (a server that keeps closing cannot make us spin). */
+  readonly minRetryMs: number;
   readonly maxRetryMs: number;
   /** Called once when the stream ends for any reason. */
   readonly onEnd: () => void;
+  /** After the last response, how long the server has to end the stream before it is cut. */
+  readonly closeGraceMs: number;
 }
 
 // Requests and notifications are small; a bigger message is a response, found by its id at either end.
@@ -63,11 +66,17 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
         return `${options.maxAttempts} reconnection attempt${options.maxAttempts === 1 ? '' : 's'} failed${lastProblem ? ` (last: ${lastProblem})` : ''}`;
       }
       failures++;
-      await sleep(Math.min(scanner.retryMs ?? options.defaultRetryMs, options.maxRetryMs), undefined, { signal });
+      const delay = Math.max(options.minRetryMs, Math.min(scanner.retryMs ?? options.defaultRetryMs, options.maxRetryMs));
+      await sleep(delay, undefined, { signal });
       try {
         const response = await options.reconnect(lastEventId, signal);
         const type = response.headers.get('content-type') ?? '';
-        if (response.ok && response.body && /^text\/event-stream/i.test(type)) return response.body.getReader();
+        if (response.ok && response.body && /^text\/event-stream/i.test(type)) {
+          // A server that polls (closes the stream again and again, SEP-1699) is followed until the
+          // call's own timeout; only failing reconnections are counted.
+          failures = 0;
+          return response.body.getReader();
+        }
         lastProblem = response.ok ? `the GET answered ${type || 'no content type'}` : `the GET answered HTTP ${response.status}`;
         await response.body?.cancel().catch(() => {});
       } catch (error) {
@@ -81,13 +90,10 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
     async pull(controller) {
       for (;;) {
         try {
-          const { value, done } = await reader.read();
+          const { value, done } = pending.size === 0 ? await readOrGiveUp(reader, options.closeGraceMs) : await reader.read();
           if (!done) {
-            const before = scanner.lastEventId;
             scanner.push(value);
             controller.enqueue(value);
-            // A resumed stream that brings new events earns a fresh set of attempts.
-            if (resumed && scanner.lastEventId !== before) failures = 0;
             if (resumed && pending.size === 0) {
               // The answer came on the resumed GET: nothing more is due there.
               void reader.cancel().catch(() => {});
@@ -130,6 +136,29 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
       await reader.cancel(reason).catch(() => {});
     },
   });
+}
+
+/**
+ * The next read, or the end when nothing comes within `graceMs`: once every response arrived,
+ * a server that leaves the stream open must not hold an HTTP connection per call.
+ */
+async function readOrGiveUp(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  graceMs: number,
+): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), graceMs);
+    timer.unref();
+  });
+  try {
+    const result = await Promise.race([reader.read(), late]);
+    if (result !== 'late') return result.done ? { done: true } : { done: false, value: result.value };
+    void reader.cancel().catch(() => {});
+    return { done: true, value: undefined };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The pending key of a JSON-RPC response in `data`, if it answers one of the pending requests. */

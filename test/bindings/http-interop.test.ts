@@ -104,6 +104,24 @@ describe('Streamable HTTP as real servers speak it', function () {
     assert.equal(initialized('main'), initsBefore, 'resumed on the same session');
   });
 
+  it('a response stream broken by a connection reset is resumed too', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 400, reset: true } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (400 ms)');
+    assert.ok((await main.stats()).lastEventIds.length > before.lastEventIds.length, 'resumed with a Last-Event-ID header');
+  });
+
+  it('a server that closes the stream again and again (polling) is followed past the failed-attempt bound', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = await main.stats();
+    const result = await host.call({ server: 'main', tool: 'drop_stream', arguments: { ms: 150, times: 5 } });
+    assert.equal(textOf(result), 'answered after the stream was dropped (150 ms)');
+    const after = await main.stats();
+    assert.equal(after.drops, before.drops + 5);
+    assert.ok(after.lastEventIds.length - before.lastEventIds.length >= 5, 'one resumption per drop');
+  });
+
   it('a response stream that cannot be resumed fails the call at once with MCP_TRANSPORT_CLOSED', async () => {
     await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
     const inits = initialized('main');
@@ -159,6 +177,18 @@ describe('Streamable HTTP as real servers speak it', function () {
     const message = await rejectsWith(host.call({ server: 'nowhere', tool: 'echo', arguments: {} }), 'MCP_CONNECT_FAILED');
     assert.match(message, /HTTP 404 Not Found to POST \(no MCP endpoint at this URL: check "url", including its path/);
     assert.doesNotMatch(message, /Error POSTing to endpoint/);
+  });
+
+  it('a response stream the server keeps open after the answer is closed by the client', async () => {
+    await host.call({ server: 'main', tool: 'echo', arguments: { text: 'warm' } });
+    const before = (await main.stats()).closedEarly;
+    assert.equal(textOf(await host.call({ server: 'main', tool: 'linger', arguments: {} })), 'lingering');
+    let closed = before;
+    for (let i = 0; i < 50 && closed <= before; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      closed = (await main.stats()).closedEarly;
+    }
+    assert.ok(closed > before, 'the lingering stream was cut within 5 s');
   });
 
   it('a timed-out call does not hold its HTTP request open', async () => {
