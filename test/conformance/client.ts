@@ -7,6 +7,8 @@
  * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. Every scenario is
  * driven the same way: list the server's tools and call each with arguments made from its schema;
  * elicitations are accepted with an empty form, so the schema's defaults are what the server gets.
+ * Authorization scenarios sign in through onAuthorizationUrl (a "browser" that follows the redirects)
+ * with the suite's MCP_CONFORMANCE_CONTEXT as the entry's `oauth` block.
  * Exit status 0 when every step worked, 1 otherwise.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
