@@ -57,6 +57,8 @@ export function createHost(options: HostOptions = {}): Host {
     readConfig: (signal) => mcp.readConfig(signal),
     typings: (opts) => mcp.typings(opts),
     withServer: (server, fn, signal) => mcp.withServer(server, fn, signal),
+    authorize: (server, opts) => mcp.authorize(server, opts),
+    logout: (server, opts) => mcp.logout(server, opts),
     close: () => mcp.close(),
     run,
   };

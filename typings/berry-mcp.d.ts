@@ -278,7 +278,9 @@ declare namespace BerryMcp {
         readonly warnings?: readonly string[];
       }
     | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
-    | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo };
+    | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo }
+    /** An HTTP server that needs sign-in: `error.message` names the command the user should run. */
+    | { readonly name: string; readonly status: 'auth_required'; readonly transport: 'http'; readonly error: ServerErrorInfo };
 
   interface ListResult {
     /** The config file that was read (it may not exist: then there are no servers). */
@@ -451,7 +453,7 @@ declare namespace BerryMcp {
 
   interface Tools {
     /**
-     * Every configured server with its status (`connected`, `disabled` or `error` with a message)
+     * Every configured server with its status (`connected`, `disabled`, `auth_required` or `error` with a message)
      * and short tool descriptions. One broken server never hides the others.
      *
      * @example text(await tools.mcp_list({}));

@@ -19,8 +19,10 @@ import {
   HttpStatusError,
   type Machine,
 } from '../remote/index.js';
+import { authRequiredError, mapAuthError, type OAuthSession } from '../auth/index.js';
 import { onAbort } from './abort-listeners.js';
 import { RequestSignal } from './request-signal.js';
+import { abortPromise, createSession, type ConnectionAuthOptions } from './oauth-session.js';
 import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
@@ -42,6 +44,9 @@ export interface OpenConnectionOptions {
   readonly maxMessageBytes?: number;
   /** Secrets to redact from this server's output: all servers' of the config (they share the environment). @default config.secrets */
   readonly secrets?: readonly string[];
+  readonly auth?: ConnectionAuthOptions;
+  /** Set on the reconnect after a sign-in: a second sign-in in one open is refused (no loops). */
+  readonly signedIn?: boolean;
   /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
   readonly onElicitation?: ElicitationHandler | undefined;
 }
@@ -60,6 +65,7 @@ export class ServerConnection {
   onDead: (() => void) | undefined;
   readonly #transport: MachineStdioTransport | StreamableHTTPClientTransport;
   readonly #log: LogSink;
+  readonly #session: OAuthSession | undefined;
   #dead = false;
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   #transportEnded = false;
@@ -73,17 +79,21 @@ export class ServerConnection {
     transport: MachineStdioTransport | StreamableHTTPClientTransport,
     log: LogSink,
     redact: (text: string) => string,
+    session: OAuthSession | undefined,
   ) {
     this.config = config;
     this.client = client;
     this.#transport = transport;
     this.#log = log;
     this.redact = redact;
+    this.#session = session;
   }
 
   static async open(options: OpenConnectionOptions): Promise<ServerConnection> {
     const { config, machine } = options;
-    const redact = createRedactor(options.secrets ?? config.secrets);
+    const session = createSession(machine, config, options.auth);
+    const redactConfig = createRedactor(options.secrets ?? config.secrets);
+    const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
     const started = Date.now();
     const transport =
@@ -94,9 +104,14 @@ export class ServerConnection {
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
             ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
           })
-        : createHttpTransport({ machine, url: config.url, headers: config.headers });
+        : createHttpTransport({
+            machine,
+            url: config.url,
+            headers: config.headers,
+            ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+          });
     const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
-    const connection = new ServerConnection(config, client, transport, log, redact);
+    const connection = new ServerConnection(config, client, transport, log, redact, session);
     installElicitation(client, { server: config.name, handler: options.onElicitation, log });
     client.onclose = () => {
       connection.#transportEnded = true;
@@ -124,17 +139,42 @@ export class ServerConnection {
     const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
     timer.unref();
     const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
+    let signIn = false;
+    // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
+    if (session && options.signedIn) session.signInAllowed = false;
     try {
       await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
+      if (session) session.signInAllowed = true;
     } catch (error) {
+      const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
+      if (session?.pendingSignIn && !options.signedIn) {
+        signIn = true;
+      } else if (authError) {
+        await connection.close('authorization required');
+        throw authError;
+      } else {
       const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
       // Describe the failure before closing: our own kill must not read as the cause.
       const startError = connection.#startError(error, started, options.signal?.aborted === true, timedOut);
       await connection.close('initialization failed');
       throw startError;
+      }
     } finally {
       clearTimeout(timer);
       forget?.();
+    }
+    if (signIn) {
+      // The SDK sent the user to the authorization URL: wait for the redirect, exchange the code,
+      // and connect again with the new token.
+      try {
+        log({ server: config.name, kind: 'connecting', message: 'waiting for sign-in' });
+        await connection.#finishSignIn(options.signal);
+      } finally {
+        // This connect alone waited for the sign-in: whatever happened, its listener goes.
+        await session?.close();
+        await connection.close('signed in; reconnecting');
+      }
+      return ServerConnection.open({ ...options, signedIn: true });
     }
     if (transport instanceof MachineStdioTransport) {
       log({ server: config.name, kind: 'spawned', message: `spawned pid ${transport.pid ?? '?'}` });
@@ -146,6 +186,35 @@ export class ServerConnection {
       message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}) in ${Date.now() - started} ms`,
     });
     return connection;
+  }
+
+  async #finishSignIn(signal: AbortSignal | undefined): Promise<void> {
+    const session = this.#session;
+    if (!session || this.#transport instanceof MachineStdioTransport) throw authRequiredError(this.config.name);
+    const transport = this.#transport;
+    // Shared with other requests that met the same sign-in: this caller's abort ends only its wait.
+    const completing = session.completeSignIn((code) => transport.finishAuth(code));
+    try {
+      await (signal ? Promise.race([completing, abortPromise(signal)]) : completing);
+    } catch (error) {
+      throw mapAuthError(error, this.config.name, this.redact) ?? this.#mapError(error, 'sign-in', signal);
+    }
+  }
+
+  // A request that met a sign-in (expired session, step-up to more scopes) continues after it, once.
+  async #withSignIn<T>(run: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (!this.#session?.pendingSignIn) throw error;
+      await this.#finishSignIn(signal);
+      try {
+        return await run();
+      } finally {
+        // A second sign-in asked for by the retry (the same step-up again) is not waited for.
+        if (this.#session.pendingSignIn) await this.#session.close();
+      }
+    }
   }
 
   get dead(): boolean {
@@ -174,7 +243,7 @@ export class ServerConnection {
     const forget = signal && request ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
     if (signal?.aborted) request?.abort(signal.reason);
     try {
-      return await run({ timeout: this.config.timeoutMs, ...(request ? { signal: request.signal } : {}) });
+      return await this.#withSignIn(() => run({ timeout: this.config.timeoutMs, ...(request ? { signal: request.signal } : {}) }), signal);
     } catch (error) {
       throw this.#mapError(error, operation, signal);
     } finally {
@@ -208,7 +277,7 @@ export class ServerConnection {
     };
     const onProgress = options.onProgress;
     try {
-      const result = await this.client.request(
+      const result = await this.#withSignIn(() => this.client.request(
         { method: 'tools/call', params: { name: tool, arguments: args } },
         CallToolResultSchema,
         {
@@ -226,7 +295,7 @@ export class ServerConnection {
             });
           },
         },
-      );
+      ), ac.signal);
       return result as CallToolResult;
     } catch (error) {
       throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);
@@ -241,6 +310,8 @@ export class ServerConnection {
     if (signal?.aborted) return new CancelledError(`${operation} on server "${this.config.name}" was cancelled.`);
     const tooLarge = this.#tooLarge(operation);
     if (tooLarge) return tooLarge;
+    const authError = this.#session ? mapAuthError(error, this.config.name, this.redact) : undefined;
+    if (authError) return authError;
     const mapped = mapSdkError(error, {
       server: this.config.name,
       operation,
@@ -354,6 +425,8 @@ export class ServerConnection {
       } else {
         await closeHttpTransport(transport);
       }
+      // A sign-in in progress belongs to whoever waits for it (open or #withSignIn), which ends it.
+      if (!this.#session?.pendingSignIn) await this.#session?.close();
       this.#log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
     })();
     return this.#closing;

@@ -69,7 +69,9 @@ export type ServerStatus =
       readonly warnings?: readonly string[];
     }
   | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
-  | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo };
+  | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo }
+  /** An HTTP server that needs sign-in: `error.message` names the command to run (`berry-mcp auth NAME`). */
+  | { readonly name: string; readonly status: 'auth_required'; readonly transport: 'http'; readonly error: ServerErrorInfo };
 
 export interface ListResult {
   /** The config file that was read (it may not exist: then there are no servers). */

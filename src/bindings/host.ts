@@ -31,6 +31,9 @@ import type {
   ServerStatus,
 } from './contract.js';
 import type { ServerConnection } from './connection.js';
+import type { AuthorizationUrlHandler } from '../auth/index.js';
+import { normalizeAuthOptions, type ConnectionAuthOptions } from './oauth-session.js';
+import { httpConfigFor, signIn, signOut, type AuthorizeResult } from './sign-in.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -80,7 +83,21 @@ export interface McpHostOptions {
    * else `~/.cache/berry/catalogs`, on the machine. @default false (the CLI turns it on)
    */
   readonly savedCatalogs?: boolean | { readonly dir?: string };
+  /**
+   * Gets the user (or a test) to an OAuth authorization URL. With it, an operation that meets a
+   * server needing sign-in runs the flow and continues once the redirect arrives (at most
+   * `signInTimeoutMs`); berry-mcp waits for the redirect, not for this promise. Without it, such a
+   * server fails with MCP_AUTH_REQUIRED. See docs/auth.md.
+   */
+  readonly onAuthorizationUrl?: AuthorizationUrlHandler;
+  /** Token directory on the machine. @default '$XDG_CONFIG_HOME/berry/oauth' else '~/.config/berry/oauth' */
+  readonly tokenDir?: string;
+  /** How long a sign-in waits for the authorization server's redirect. @default 300000 */
+  readonly signInTimeoutMs?: number;
 }
+
+
+export type { AuthorizeResult };
 
 export interface McpHost {
   readonly machine: Machine;
@@ -96,6 +113,13 @@ export interface McpHost {
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
   /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server (or one) and tool; broken servers become warnings. */
   typings(options?: { readonly signal?: AbortSignal; readonly server?: string }): Promise<string>;
+  /**
+   * Signs in to an HTTP server now (even if tokens are stored), through `onAuthorizationUrl`, and
+   * keeps the tokens for every later connection.
+   */
+  authorize(server: string, options?: { readonly signal?: AbortSignal }): Promise<AuthorizeResult>;
+  /** Removes the stored tokens and registered client of an HTTP server; true when there were any. */
+  logout(server: string, options?: { readonly signal?: AbortSignal }): Promise<boolean>;
   /** Runs `fn` on a pooled connection to `server`. */
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
@@ -114,7 +138,8 @@ type Catalog =
       readonly filter: ToolFilter | undefined;
     }
   | { readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
-  | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
+  | { readonly status: 'error'; readonly error: { readonly code: BerryErrorCode; readonly message: string } }
+  | { readonly status: 'auth_required'; readonly transport: 'http'; readonly error: { readonly code: BerryErrorCode; readonly message: string } };
 
 interface Prepared {
   readonly loaded: LoadedConfig;
@@ -137,6 +162,7 @@ class Host implements McpHost {
   readonly #idleTimeoutMs: number;
   readonly #maxMessageBytes: number | undefined;
   readonly #maxArgumentBytes: number;
+  readonly #auth: ConnectionAuthOptions;
   readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
   readonly #store: CatalogStore | undefined;
@@ -148,6 +174,8 @@ class Host implements McpHost {
   #lastActive = 0;
   #lastPrepared: Prepared | undefined;
   #closed = false;
+  /** Aborted by close(): ends connects still waiting (a sign-in waits up to signInTimeoutMs). */
+  readonly #closing = new AbortController();
 
   constructor(options: McpHostOptions) {
     this.machine = options.machine ?? new LocalMachine();
@@ -162,6 +190,7 @@ class Host implements McpHost {
     this.#log = options.onLog ? safeSink(options.onLog) : noLog;
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
+    this.#auth = normalizeAuthOptions(options);
     this.#onElicitation = options.onElicitation;
     this.#approveCall = options.approveCall;
     const saved = options.savedCatalogs;
@@ -257,6 +286,7 @@ class Host implements McpHost {
           log: this.#log,
           ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
           secrets: secretsOfServers(prepared.loaded.servers),
+          auth: this.#auth,
           onElicitation: this.#onElicitation,
           signal: connectSignal,
         }),
@@ -264,6 +294,10 @@ class Host implements McpHost {
       signal,
       `Connecting to server "${config.name}"`,
     );
+  }
+
+  #openSignal(signal: AbortSignal | undefined): AbortSignal {
+    return signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
   }
 
   #resolve(prepared: Prepared, server: string): ResolvedServerConfig {
@@ -331,6 +365,9 @@ class Host implements McpHost {
     } catch (error) {
       if (signal?.aborted) throw error;
       const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
+      if (berry.code === 'MCP_AUTH_REQUIRED' && slot.config.kind === 'http') {
+        return { status: 'auth_required', transport: 'http', error: { code: berry.code, message: berry.message } };
+      }
       return { status: 'error', error: { code: berry.code, message: berry.message } };
     }
   }
@@ -377,6 +414,7 @@ class Host implements McpHost {
             return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts };
           }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
+          if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
           return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
         }),
       );
@@ -425,9 +463,26 @@ class Host implements McpHost {
     return this.withServer(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
   }
 
+  authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
+    return this.#operation(options.signal, async () => {
+      const prepared = await this.#prepare(options.signal);
+      const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
+      return signIn({ machine: this.machine, config, log: this.#log, auth: this.#auth, signal: this.#openSignal(options.signal) });
+    });
+  }
+
+  logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
+    return this.#operation(options.signal, async () => {
+      const prepared = await this.#prepare(options.signal);
+      const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
+      return signOut(this.machine, config, this.#auth, options.signal);
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort();
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     // Saves and background refreshes were started by operations that already answered.
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);

@@ -29,6 +29,8 @@ function listText(result: ListResult): string {
       blocks.push([head, server.tools.length > 0 ? tools : '', warnings].filter((part) => part !== '').join('\n'));
     } else if (server.status === 'disabled') {
       blocks.push(table([[server.name, 'disabled', server.transport]]));
+    } else if (server.status === 'auth_required') {
+      blocks.push(`${server.name}  auth_required  ${server.transport}\n${indentLines(server.error.message, '  ')}`);
     } else {
       blocks.push(`${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`);
     }

@@ -9,6 +9,7 @@ export type {
   LoadedConfig,
   ResolvedCommon,
   ResolvedHttpConfig,
+  ResolvedOAuthConfig,
   ResolvedServerConfig,
   ResolvedStdioConfig,
   ServerSlot,

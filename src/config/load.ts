@@ -11,7 +11,7 @@ import { parseJson, type LocatedDuplicate } from './parse-json.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveEntry } from './resolve.js';
 import type { LoadConfigOptions, LoadedConfig, ServerSlot } from './types.js';
-import { validateEntry, validateTopLevel, type ValidEntry } from './validate.js';
+import { validateEntry, validateTopLevel, type ValidEntry, type ValidHttpEntry } from './validate.js';
 
 const SERVERS_PATH = ['mcpServers'] as const;
 
@@ -156,9 +156,15 @@ function normalizeLoadConfigOptions(options: LoadConfigOptions): NormalizedOptio
 function referencedVariables(entry: ValidEntry): string[] {
   const values =
     entry.kind === 'http'
-      ? [entry.url, ...entry.headers.map(([, value]) => value)]
+      ? [entry.url, ...entry.headers.map(([, value]) => value), ...oauthStrings(entry)]
       : [entry.command, ...entry.args, ...entry.env.map(([, value]) => value), ...(entry.cwd === undefined ? [] : [entry.cwd])];
   return values.flatMap(variableNames);
+}
+
+function oauthStrings(entry: ValidHttpEntry): string[] {
+  const o = entry.oauth;
+  if (o === undefined) return [];
+  return [o.clientId, o.clientSecret, o.privateKey, o.privateKeyFile, o.clientMetadataUrl].filter((v): v is string => v !== undefined);
 }
 
 function readError(path: string, error: unknown): ConfigError {

@@ -8,7 +8,7 @@ import { createExpandContext, expandVars, hasReference, type ExpandContext } fro
 import { fingerprint } from './fingerprint.js';
 import { indexPath, memberPath } from './json-path.js';
 import { serverConfigError, type Problem } from './problems.js';
-import type { ResolvedHttpConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
+import type { ResolvedHttpConfig, ResolvedOAuthConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
 import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate.js';
 
 export const MAX_INIT_TIMEOUT_MS = 30_000;
@@ -122,19 +122,66 @@ function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Pro
   );
   problems.push(...headers.problems);
 
+  const oauth = entry.oauth === undefined ? undefined : resolveOAuth(entry, expand, problems);
   const timeoutMs = entry.timeoutMs;
+  const oauthSecrets = oauth ? [oauth.clientSecret, oauth.privateKey, ...privateKeyLines(oauth.privateKey)] : [];
   return Object.freeze<ResolvedHttpConfig>({
     kind: 'http',
     name: entry.name,
     url,
     headers: headers.record,
+    ...(oauth ? { oauth } : {}),
     timeoutMs,
     initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
-    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs }),
-    secrets: secretsOf(headers.record, expand.substituted),
+    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs, ...(oauth ? { oauth: { ...oauth } } : {}) }),
+    secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
     display: entry.url,
   });
+}
+
+function resolveOAuth(entry: ValidHttpEntry, expand: ExpandContext, problems: Problem[]): ResolvedOAuthConfig {
+  const block = entry.oauth!;
+  const base = memberPath(entry.jsonPath, 'oauth');
+  const out: { -readonly [K in keyof ResolvedOAuthConfig]: ResolvedOAuthConfig[K] } = { grant: block.grant };
+  for (const key of ['clientId', 'clientSecret', 'privateKey', 'privateKeyFile', 'clientMetadataUrl'] as const) {
+    const raw = block[key];
+    if (raw === undefined) continue;
+    const path = memberPath(base, key);
+    const value = expandVars(raw, path, expand);
+    if (value === '') problems.push({ jsonPath: path, text: `${path} is empty after substituting variables` });
+    else if (key !== 'privateKey' && /[\r\n\0]/.test(value)) {
+      problems.push({ jsonPath: path, text: `${path} contains a line break or NUL character` });
+    }
+    out[key] = value;
+  }
+  if (out.privateKeyFile !== undefined && !out.privateKeyFile.startsWith('/') && !out.privateKeyFile.startsWith('~/')) {
+    const path = memberPath(base, 'privateKeyFile');
+    problems.push({ jsonPath: path, text: `${path} must be an absolute path or start with ~/ (a file on the target machine)` });
+  }
+  if (out.clientMetadataUrl !== undefined && !isClientMetadataUrl(out.clientMetadataUrl)) {
+    const path = memberPath(base, 'clientMetadataUrl');
+    problems.push({ jsonPath: path, text: `${path} must be an https:// URL with a path (a client ID metadata document)` });
+  }
+  if (block.signingAlgorithm !== undefined) out.signingAlgorithm = block.signingAlgorithm;
+  if (block.scopes !== undefined) out.scopes = Object.freeze([...block.scopes]);
+  if (block.redirectPort !== undefined) out.redirectPort = block.redirectPort;
+  return Object.freeze(out);
+}
+
+function isClientMetadataUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'https:' && url.pathname !== '/';
+  } catch {
+    return false;
+  }
+}
+
+// A PEM key may show up cut into its lines (a log that splits lines): redact each long one too.
+function privateKeyLines(key: string | undefined): string[] {
+  if (key === undefined) return [];
+  return key.split(/\r?\n/).filter((line) => line.length >= 16 && !line.startsWith('-----'));
 }
 
 /** Expands the values of an env or headers object into a frozen null-prototype record. */

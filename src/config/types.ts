@@ -79,6 +79,26 @@ export interface ResolvedHttpConfig extends ResolvedCommon {
   /** An absolute http: or https: URL. */
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The entry's `oauth` block with `${VAR}` expanded; absent when the entry has none. */
+  readonly oauth?: ResolvedOAuthConfig;
+}
+
+/** How berry-mcp identifies itself to the server's authorization server (see docs/auth.md). */
+export interface ResolvedOAuthConfig {
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+  /** A PEM private key for `private_key_jwt`. */
+  readonly privateKey?: string;
+  /** Path of a PEM private key on the target machine (`~` allowed), read when needed. */
+  readonly privateKeyFile?: string;
+  /** JWS algorithm for `private_key_jwt`. @default 'RS256' */
+  readonly signingAlgorithm?: string;
+  readonly clientMetadataUrl?: string;
+  readonly scopes?: readonly string[];
+  /** @default 'authorization_code' */
+  readonly grant: 'authorization_code' | 'client_credentials';
+  /** Loopback port for the sign-in redirect; an ephemeral one when absent. */
+  readonly redirectPort?: number;
 }
 
 export type ResolvedServerConfig = ResolvedStdioConfig | ResolvedHttpConfig;

@@ -6,6 +6,7 @@ import { ConfigError } from '../errors.js';
 import { indexPath, isJsonObject, jsonTypeName, memberPath } from './json-path.js';
 import type { Problem } from './problems.js';
 import type { ToolFilter } from './types.js';
+import { validateOAuthBlock, type ValidOAuthBlock } from './validate-oauth.js';
 
 interface ValidCommon {
   readonly name: string;
@@ -28,6 +29,7 @@ export interface ValidHttpEntry extends ValidCommon {
   readonly kind: 'http';
   readonly url: string;
   readonly headers: readonly (readonly [string, string])[];
+  readonly oauth: ValidOAuthBlock | undefined;
 }
 
 export type ValidEntry = ValidStdioEntry | ValidHttpEntry;
@@ -39,7 +41,7 @@ export type EntryValidation =
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
+const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers, oauth (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -102,6 +104,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   let args: readonly string[] = [];
   let env: readonly (readonly [string, string])[] = [];
   let headers: readonly (readonly [string, string])[] = [];
+  let oauth: ValidOAuthBlock | undefined;
   let enabled = true;
   let timeoutS = DEFAULT_TIMEOUT_S;
   let toolFilter: ToolFilter | undefined;
@@ -113,7 +116,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
       report(path, 'applies only to stdio servers (entries with "command"); remove it');
       continue;
     }
-    if (kind === 'stdio' && key === 'headers') {
+    if (kind === 'stdio' && (key === 'headers' || key === 'oauth')) {
       report(path, 'applies only to HTTP servers (entries with "url"); remove it');
       continue;
     }
@@ -150,6 +153,9 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
         );
         reportCaseDuplicates(headers, path, report);
         break;
+      case 'oauth':
+        oauth = validateOAuthBlock(value, path, report);
+        break;
       case 'enabled':
         if (typeof value === 'boolean') enabled = value;
         else report(path, `must be true or false, got ${jsonTypeName(value)}`);
@@ -183,12 +189,15 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
     }
   }
 
+  if (oauth !== undefined && headers.some(([header]) => header.toLowerCase() === 'authorization')) {
+    report(memberPath(base, 'headers'), 'has an "Authorization" header and the entry has "oauth"; berry-mcp sends the OAuth token itself, so remove one of them');
+  }
   problems.push(...extra);
   if (problems.length > 0 || kind === undefined) return { ok: false, problems };
   const timeoutMs = Math.max(1, Math.round(timeoutS * 1000));
   const common = { name, enabled, timeoutMs, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
   const entry: ValidEntry =
-    kind === 'stdio' ? { kind, ...common, command, args, env, cwd } : { kind, ...common, url, headers };
+    kind === 'stdio' ? { kind, ...common, command, args, env, cwd } : { kind, ...common, url, headers, oauth };
   return { ok: true, entry };
 }
 

@@ -36,6 +36,8 @@ export interface HttpTransportOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** OAuth for servers that answer 401 (the SDK runs the flow); without it a 401 fails the request. */
   readonly authProvider?: OAuthClientProvider | undefined;
+  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
+  readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
@@ -44,7 +46,7 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
   return new StreamableHTTPClientTransport(url, {
     fetch: createMcpFetch({
       endpoint: url,
-      fetch: createMachineFetch(options.machine),
+      fetch: options.wrapFetch ? options.wrapFetch(createMachineFetch(options.machine)) : createMachineFetch(options.machine),
       authFlow: options.authProvider !== undefined,
       resume: RESUME,
     }),

@@ -1,8 +1,9 @@
 import { spawn as spawnChild } from 'node:child_process';
+import { chmod, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './lazy-modules.js';
-import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
+import type { Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -29,6 +30,32 @@ export class LocalMachine implements Machine {
   async readFile(path: string, signal?: AbortSignal): Promise<string | undefined> {
     signal?.throwIfAborted();
     return this.#files.read(path);
+  }
+
+  async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    await writeFile(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
+  }
+
+  async rename(from: string, to: string, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    await rename(from, to);
+  }
+
+  async mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    const created = await mkdir(path, { recursive: true, mode });
+    // mkdir's mode is masked by the umask; the innermost directory gets exactly `mode`.
+    if (created !== undefined) await chmod(path, mode);
+  }
+
+  async unlink(path: string, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    try {
+      await unlink(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {

@@ -35,6 +35,13 @@ export interface MachineProcess {
   killGroup(signal: 'SIGTERM' | 'SIGKILL'): void;
 }
 
+export interface WriteFileOptions {
+  /** Permission bits for a new file, e.g. 0o600. */
+  readonly mode: number;
+  /** Fail with code `EEXIST` instead of replacing an existing file (a lock file). */
+  readonly exclusive?: boolean;
+}
+
 /**
  * Where things happen: the local machine or a remote one. Config files, `${VAR}` values,
  * stdio servers and HTTP requests all belong to the target machine.
@@ -53,6 +60,18 @@ export interface Machine {
   homeDir(signal?: AbortSignal): Promise<string>;
   /** Reads a UTF-8 file; `undefined` when it does not exist. */
   readFile(path: string, signal?: AbortSignal): Promise<string | undefined>;
+  /**
+   * Writes a UTF-8 file created with `mode` (umask applies). It is truncated if it exists, unless
+   * `exclusive`: then an existing file fails with an error whose `code` is `EEXIST`. Not atomic by
+   * itself: write a temporary file and `rename` it over the target for that.
+   */
+  writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void>;
+  /** Renames atomically, replacing `to` if it exists (POSIX rename). */
+  rename(from: string, to: string, signal?: AbortSignal): Promise<void>;
+  /** Creates a directory and its missing parents with `mode`; existing ones are left as they are. */
+  mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void>;
+  /** Removes a file; a file that does not exist is not an error. */
+  unlink(path: string, signal?: AbortSignal): Promise<void>;
   /** Starts a process in its own process group. Startup failures surface through `exited`. */
   spawn(spec: SpawnSpec): Promise<MachineProcess>;
   /** An undici dispatcher whose connections originate from the machine (its DNS, its localhost). */

@@ -126,6 +126,11 @@ export class SshConnection {
     return abortable(this.#readWhole(sftp, path), signal);
   }
 
+  /** The connection's SFTP session (opened once per lifetime), for file writes. */
+  sftp(signal?: AbortSignal): Promise<SFTPWrapper> {
+    return abortable(this.#sftpSession(), signal);
+  }
+
   // The config is reread on every operation: open + read is two round trips, where ssh2's
   // readFile takes four (open, fstat, read, close). The close is not waited for.
   #readWhole(sftp: SFTPWrapper, path: string): Promise<string | undefined> {

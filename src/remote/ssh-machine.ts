@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import { BerryError } from '../errors.js';
-import type { Machine, MachineProcess, SpawnSpec } from './machine.js';
+import type { Machine, MachineProcess, SpawnSpec, WriteFileOptions } from './machine.js';
+import { sftpMkdir, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
 import { connectSsh, type HostKeyPin } from './ssh-connect.js';
 import { abortable, SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
@@ -75,6 +76,26 @@ export class SshMachine implements Machine {
 
   async readFile(path: string, signal?: AbortSignal): Promise<string | undefined> {
     return (await this.#connection(signal)).readFile(path, signal);
+  }
+
+  async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    await abortable(sftpWriteFile(sftp, this.identity, path, data, options), signal);
+  }
+
+  async rename(from: string, to: string, signal?: AbortSignal): Promise<void> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    await abortable(sftpRename(sftp, this.identity, from, to), signal);
+  }
+
+  async mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    await abortable(sftpMkdir(sftp, this.identity, path, mode), signal);
+  }
+
+  async unlink(path: string, signal?: AbortSignal): Promise<void> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    await abortable(sftpUnlink(sftp, this.identity, path), signal);
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {

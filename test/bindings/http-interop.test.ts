@@ -43,7 +43,8 @@ describe('Streamable HTTP as real servers speak it', function () {
       slow: { url: main.url, timeout: 1 },
       get404: { type: 'http', url: get404.url },
       get405: { type: 'streamable-http', url: get405.url },
-      auth: { url: `${main.base}/auth-mcp` },
+      auth: { url: `${main.base}/auth-mcp`, headers: { Authorization: 'Bearer stale-token' } },
+      oauth: { url: `${main.base}/auth-mcp` },
       nowhere: { url: `${main.base}/no-such-path` },
     });
     host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
@@ -160,12 +161,16 @@ describe('Streamable HTTP as real servers speak it', function () {
   });
 
   it('401 is MCP_AUTH_REQUIRED naming the realm and scope, in list and on call', async () => {
+    // An entry with its own Authorization header: berry-mcp does not sign in, it says what the server wants.
     const listed = await host.list({ server: 'auth' });
     const entry = listed.servers[0]!;
-    assert.ok(entry.status === 'error', JSON.stringify(entry));
+    assert.ok(entry.status === 'auth_required', JSON.stringify(entry));
     assert.equal(entry.error.code, 'MCP_AUTH_REQUIRED');
     assert.match(entry.error.message, /Server "auth" needs authorization: it answered HTTP 401 \(Bearer, realm "berry-fixture", scope "mcp:read mcp:write"\)/);
     await rejectsWith(host.call({ server: 'auth', tool: 'echo', arguments: { text: 'x' } }), 'MCP_AUTH_REQUIRED');
+    // Without one, the 401 is a sign-in to run (docs/auth.md).
+    const signIn = (await host.list({ server: 'oauth' })).servers[0]!;
+    assert.ok(signIn.status === 'auth_required' && /berry-mcp auth oauth/.test(signIn.error.message), JSON.stringify(signIn));
   });
 
   it('an HTTP failure during initialize names the status and what it likely means', async () => {

@@ -46,6 +46,22 @@ export class TempMachine implements Machine {
     }
   }
 
+  writeFile(): Promise<void> {
+    throw new Error('not used');
+  }
+
+  rename(): Promise<void> {
+    throw new Error('not used');
+  }
+
+  mkdir(): Promise<void> {
+    throw new Error('not used');
+  }
+
+  unlink(): Promise<void> {
+    throw new Error('not used');
+  }
+
   spawn(): Promise<MachineProcess> {
     throw new Error('not used');
   }

@@ -7,6 +7,8 @@
  * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. Every scenario is
  * driven the same way: list the server's tools and call each with arguments made from its schema;
  * elicitations are accepted with an empty form, so the schema's defaults are what the server gets.
+ * Authorization scenarios sign in through onAuthorizationUrl (a "browser" that follows the redirects)
+ * with the suite's MCP_CONFORMANCE_CONTEXT as the entry's `oauth` block.
  * Exit status 0 when every step worked, 1 otherwise.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,37 @@ import { join } from 'node:path';
 import { createHost } from '../../src/index.js';
 
 const SERVER = 'conformance';
+/** The client ID metadata document the suite's CIMD scenario serves (auth/basic-cimd). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * The `oauth` block of the entry: the suite's MCP_CONFORMANCE_CONTEXT (pre-registered client,
+ * client credentials with a secret or a private key) as a user would write it in mcp.json.
+ */
+export function oauthFromContext(scenario: string, context: string | undefined): Record<string, unknown> {
+  const given = context ? (JSON.parse(context) as Record<string, unknown>) : {};
+  const oauth: Record<string, unknown> = { clientMetadataUrl: CLIENT_METADATA_URL };
+  if (typeof given['client_id'] === 'string') oauth['clientId'] = given['client_id'];
+  if (typeof given['client_secret'] === 'string') oauth['clientSecret'] = given['client_secret'];
+  if (typeof given['private_key_pem'] === 'string') {
+    oauth['privateKey'] = given['private_key_pem'];
+    oauth['signingAlgorithm'] = typeof given['signing_algorithm'] === 'string' ? given['signing_algorithm'] : 'ES256';
+  }
+  if (scenario.startsWith('auth/client-credentials')) oauth['grant'] = 'client_credentials';
+  return oauth;
+}
+
+/** The user's browser: follows the authorization server's redirects to berry-mcp's /callback. */
+async function browser(url: string): Promise<void> {
+  let next = url;
+  for (let hop = 0; hop < 10; hop++) {
+    const response = await fetch(next, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    await response.body?.cancel();
+    if (!location) return;
+    next = new URL(location, next).href;
+  }
+}
 
 /** A value of the schema's type: enough for the suite's tools, which check types, not values. */
 export function sampleFor(schema: unknown): unknown {
@@ -53,7 +86,8 @@ async function main(): Promise<number> {
   }
   const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '(none)';
   const dir = mkdtempSync(join(tmpdir(), 'berry-conformance-'));
-  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url } } }));
+  const oauth = oauthFromContext(scenario, process.env['MCP_CONFORMANCE_CONTEXT']);
+  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, oauth } } }));
   const log = (text: string): void => {
     process.stderr.write(`[berry-conformance ${scenario}] ${text}\n`);
   };
@@ -61,6 +95,12 @@ async function main(): Promise<number> {
     cwd: dir,
     configPath: 'mcp.json',
     onLog: (event) => log(`${event.kind}: ${event.message}`),
+    tokenDir: join(dir, 'tokens'),
+    signInTimeoutMs: 20_000,
+    onAuthorizationUrl: async (authorizationUrl) => {
+      log('signing in (following the authorization redirects)');
+      await browser(authorizationUrl).catch((error: unknown) => log(`sign-in browser failed: ${String(error)}`));
+    },
     onElicitation: async (params) => {
       log(`elicitation (${params.mode ?? 'form'}): ${params.message}; accepting with the defaults`);
       return params.mode === 'url' ? { action: 'decline' } : { action: 'accept', content: {} };

@@ -10,7 +10,7 @@ import { ConnectionPool, createMcpHost, type ListResult, type LogEvent, type Mcp
 import { isBerryError, type ServerStartError } from '../../src/errors.js';
 import { SshMachine, type LifetimeEndEvent } from '../../src/remote/ssh-machine.js';
 import type { SshMachineOptions } from '../../src/remote/ssh-options.js';
-import { faultServerPath, httpServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
+import { faultServerPath, httpServerPath, oauthServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
 import { descendants, netnsOf, processTable, tcpSocketOwners, type ProcessRow } from '../ssh/proc.js';
 import { REMOTE_ENV, REMOTE_ONLY_HOST, SERVER_EVERYTHING, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 
@@ -369,6 +369,55 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
           assert.ok(owners.length > 0 && !owners.includes(process.pid), `peers: ${owners.join(', ')}`);
           assert.ok(owners.every((pid) => processTable().find((row) => row.pid === pid)?.comm.startsWith('sshd')));
         }
+      } finally {
+        await remote.stop();
+      }
+    });
+  });
+
+  describe('OAuth over SSH', () => {
+    it('signs in with the browser and listener here, the requests and the token files there', async () => {
+      const remote = await sshd.startRemoteNode(oauthServerPath, [], /^\{"port":\d+\}$/);
+      try {
+        const { port } = JSON.parse(remote.line) as { port: number };
+        const m = machine();
+        const tokenDir = join(project, 'oauth-tokens');
+        let callbacks = 0;
+        // The "browser": the authorization server is reached the way the user's browser would
+        // reach a remote service (here: through the tunnel), the /callback redirect locally.
+        const browse = async (start: string): Promise<void> => {
+          const { fetch: undiciFetch } = await import('undici');
+          let next = start;
+          for (let hop = 0; hop < 10; hop++) {
+            const isCallback = new URL(next).pathname === '/callback';
+            if (isCallback) callbacks++;
+            const response = isCallback
+              ? await fetch(next, { redirect: 'manual' })
+              : await undiciFetch(next, { redirect: 'manual', dispatcher: m.dispatcher() });
+            const location = response.headers.get('location');
+            await response.body?.cancel();
+            if (!location) return;
+            next = new URL(location, next).href;
+          }
+        };
+        const h = createMcpHost({
+          machine: m,
+          cwd: project,
+          // 127.0.0.1 is the remote side's loopback (another network namespace when there is one).
+          configPath: remoteConfig('oauth.json', { docs: { url: `http://127.0.0.1:${port}/mcp` } }),
+          tokenDir,
+          onAuthorizationUrl: browse,
+        });
+        hosts.push(h);
+        const result = await h.call({ server: 'docs', tool: 'whoami', arguments: {} });
+        assert.match(JSON.stringify(result), /offline_access/);
+        assert.equal(callbacks, 1, 'the redirect reached the local listener');
+        const files = readdirSync(tokenDir).filter((f) => f.endsWith('.json'));
+        assert.equal(files.length, 1);
+        const stat = statSync(join(tokenDir, files[0]!));
+        assert.equal(stat.uid, owner.uid, 'written over SFTP by the remote user');
+        assert.equal(stat.mode & 0o777, 0o600);
+        assert.equal(statSync(tokenDir).mode & 0o777, 0o700);
       } finally {
         await remote.stop();
       }

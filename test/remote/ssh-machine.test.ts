@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -192,6 +192,30 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const secret = join(sshd.dir, 'root-only.txt');
       writeFileSync(secret, 'x', { mode: 0o600 });
       await assert.rejects(m.readFile(secret), (error: Error & { code?: string }) => error.code === 'EACCES' && error.message.includes(secret));
+    });
+  });
+
+  describe('file writes over SFTP (token files)', () => {
+    it('mkdir with parents and mode, exclusive create, atomic rename over, unlink (a missing file is fine)', async () => {
+      const m = machine();
+      const dir = join(workDir, `tokens-${randomBytes(3).toString('hex')}`, 'berry', 'oauth');
+      await m.mkdir(dir, 0o700);
+      await m.mkdir(dir, 0o700);
+      assert.equal(statSync(dir).mode & 0o777, 0o700);
+      const file = join(dir, 'record.json');
+      await m.writeFile(`${file}.tmp`, 'first', { mode: 0o600, exclusive: true });
+      await assert.rejects(m.writeFile(`${file}.tmp`, 'again', { mode: 0o600, exclusive: true }), (error: Error & { code?: string }) => error.code === 'EEXIST');
+      await m.rename(`${file}.tmp`, file);
+      const big = 'x'.repeat(100_000);
+      await m.writeFile(`${file}.tmp`, big, { mode: 0o600 });
+      await m.rename(`${file}.tmp`, file);
+      assert.equal(await m.readFile(file), big);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(statSync(file).uid, statSync(dir).uid, 'written by the remote user');
+      await m.unlink(file);
+      await m.unlink(file);
+      assert.equal(existsSync(file), false);
+      await assert.rejects(m.writeFile(join(dir, 'no-such-dir', 'f'), 'x', { mode: 0o600 }), (error: Error & { code?: string }) => typeof error.code === 'string');
     });
   });
 

@@ -1,0 +1,33 @@
+/**
+ * Which failures of an HTTP connection are about authorization, as one MCP_AUTH_REQUIRED
+ * error naming the command to run. Everything else is left to the generic mapping.
+ */
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { isBerryError, type BerryError } from '../errors.js';
+import { authRequiredError } from './provider.js';
+
+/**
+ * `duringSignIn`: the failure happened inside an authorization the SDK had started, so even a
+ * plain Error (a metadata document that does not match, a refused registration) is about sign-in.
+ */
+export function mapAuthError(
+  error: unknown,
+  server: string,
+  redact: (text: string) => string,
+  duringSignIn = false,
+): BerryError | undefined {
+  if (isBerryError(error)) return error.code === 'MCP_AUTH_REQUIRED' ? error : undefined;
+  if (error instanceof UnauthorizedError) return authRequiredError(server, 'the server refused the credentials');
+  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
+    return authRequiredError(server, error.code === 403 ? 'the server wants more scopes than were granted' : 'the server refused the token');
+  }
+  if (error instanceof OAuthError) {
+    return authRequiredError(server, `sign-in failed: ${redact(`${error.errorCode}${error.message ? `: ${error.message}` : ''}`).slice(0, 300)}`);
+  }
+  if (duringSignIn && error instanceof Error && !isBerryError(error)) {
+    return authRequiredError(server, `sign-in failed: ${redact(error.message).slice(0, 300)}`);
+  }
+  return undefined;
+}

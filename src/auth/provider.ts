@@ -1,0 +1,395 @@
+/**
+ * The OAuthClientProvider berry-mcp gives the SDK's Streamable HTTP transport: sign-in state comes
+ * from and goes to the TokenStore on the target machine. The SDK does discovery, registration,
+ * PKCE, the code exchange and step-up; refresh is done here instead (under the cross-process lock),
+ * so the SDK is never shown a refresh token and cannot spend one unlocked.
+ */
+import { randomBytes } from 'node:crypto';
+import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
+import { BerryError } from '../errors.js';
+import type { Machine } from '../remote/index.js';
+import { expiresSoon, refreshUnderLock } from './refresh.js';
+import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
+import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
+
+/** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
+export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
+
+export interface OAuthSessionOptions {
+  readonly machine: Machine;
+  readonly server: string;
+  readonly serverUrl: string;
+  readonly oauth: ResolvedOAuthConfig | undefined;
+  /** Token directory on the machine; the default location when absent. */
+  readonly tokenDir: string | undefined;
+  /** Without it, a sign-in fails with MCP_AUTH_REQUIRED. */
+  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
+  /** How long to wait for the redirect. */
+  readonly signInTimeoutMs: number;
+  /** The machine's fetch, for requests to the authorization server. */
+  readonly fetch: FetchLike;
+}
+
+const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
+
+export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
+  return new BerryError(
+    'MCP_AUTH_REQUIRED',
+    `Server "${server}" requires authorization (${detail}). Ask the user to run \`berry-mcp auth ${server}\` and try again.`,
+  );
+}
+
+export class OAuthSession implements OAuthClientProvider {
+  readonly #options: OAuthSessionOptions;
+  readonly #config: ResolvedOAuthConfig | undefined;
+  #store: TokenStore | undefined;
+  #record: SignInRecord | undefined;
+  #listener: RedirectListener | undefined;
+  /** Kept after the listener closes: the token request repeats the redirect URI. */
+  #redirectUrl: string | undefined;
+  #state: string | undefined;
+  #verifier: string | undefined;
+  #pending: Promise<string> | undefined;
+  #completing: Promise<void> | undefined;
+  #authStarted = false;
+  #redactor: (text: string) => string = (text) => text;
+  #redactorFor: SignInRecord | undefined;
+  readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+  readonly clientMetadataUrl?: string;
+
+  constructor(options: OAuthSessionOptions) {
+    this.#options = options;
+    this.#config = options.oauth;
+    const config = options.oauth;
+    if (config?.clientMetadataUrl !== undefined) this.clientMetadataUrl = config.clientMetadataUrl;
+    if (config?.clientId !== undefined && (config.privateKey !== undefined || config.privateKeyFile !== undefined)) {
+      const clientId = config.clientId;
+      let signer: ReturnType<typeof createPrivateKeyJwtAuth> | undefined;
+      this.addClientAuthentication = async (headers, params, url, metadata) => {
+        signer ??= createPrivateKeyJwtAuth({
+          issuer: clientId,
+          subject: clientId,
+          privateKey: await this.#privateKey(),
+          alg: config.signingAlgorithm ?? 'RS256',
+        });
+        await signer(headers, params, url, metadata);
+      };
+    }
+  }
+
+  /** False while a new sign-in must not start (the connect right after one). */
+  signInAllowed = true;
+
+  get #interactive(): boolean {
+    return this.#config?.grant !== 'client_credentials';
+  }
+
+  /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
+  get pendingSignIn(): boolean {
+    return this.#pending !== undefined;
+  }
+
+  get redirectUrl(): string | undefined {
+    if (!this.#interactive) return undefined;
+    return this.#redirectUrl ?? PLACEHOLDER_REDIRECT;
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    const config = this.#config;
+    const authMethod =
+      config?.privateKey !== undefined || config?.privateKeyFile !== undefined
+        ? 'private_key_jwt'
+        : config?.clientSecret !== undefined
+          ? 'client_secret_basic'
+          : 'none';
+    return {
+      client_name: 'berry-mcp',
+      redirect_uris: this.#interactive ? [this.redirectUrl ?? PLACEHOLDER_REDIRECT] : [],
+      grant_types: this.#interactive ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
+      response_types: this.#interactive ? ['code'] : [],
+      token_endpoint_auth_method: authMethod,
+      ...(config?.scopes?.length ? { scope: config.scopes.join(' ') } : {}),
+    };
+  }
+
+  /** For client_credentials only; the authorization code grant uses the SDK's default request. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.#interactive) return undefined;
+    const params = new URLSearchParams({ grant_type: 'client_credentials' });
+    const wanted = this.#config?.scopes?.length ? this.#config.scopes.join(' ') : scope;
+    if (wanted) params.set('scope', wanted);
+    return params;
+  }
+
+  // While a sign-in waits for its redirect, a second auth() (a concurrent request that met the
+  // same 401) joins it: same state, its own verifier and URL are dropped, the user is asked once.
+  state(): string {
+    if (this.#pending && this.#state !== undefined) return this.#state;
+    this.#state = randomBytes(24).toString('base64url');
+    return this.#state;
+  }
+
+  async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
+    const config = this.#config;
+    if (config?.clientId !== undefined) {
+      return { client_id: config.clientId, ...(config.clientSecret !== undefined ? { client_secret: config.clientSecret } : {}) };
+    }
+    return (await this.#read()).client;
+  }
+
+  async saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
+    // Configured credentials are not ours to store.
+    if (this.#config?.clientId !== undefined) return;
+    await this.#update((record) => ({ ...record, client: info }));
+  }
+
+  async tokens(): Promise<OAuthTokens | undefined> {
+    let tokens = (await this.#read()).tokens;
+    if (tokens && expiresSoon(tokens)) {
+      tokens = this.#interactive && tokens.refresh_token ? await this.#refreshLocked(tokens.access_token) : undefined;
+    }
+    if (!tokens) return undefined;
+    // Never the refresh token: the SDK would spend it without the lock.
+    const { refresh_token: _refresh, obtained_at: _at, ...rest } = tokens;
+    return rest;
+  }
+
+  async saveTokens(tokens: OAuthTokens): Promise<void> {
+    const stored: StoredTokens = { ...tokens, obtained_at: Date.now() };
+    await this.#update((record) => ({ ...record, tokens: stored }));
+  }
+
+  /** True once the SDK has started an authorization with this session (discovery onwards). */
+  get authStarted(): boolean {
+    return this.#authStarted;
+  }
+
+  async discoveryState(): Promise<OAuthDiscoveryState | undefined> {
+    this.#authStarted = true;
+    // The SDK's auth() starts here: for an interactive grant it only runs when a sign-in is needed
+    // (refresh happens in this class), so without a way to show a URL it stops here.
+    if (this.#interactive) {
+      if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
+      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused the token it just issued');
+      await this.#ensureListener();
+    }
+    return (await this.#read()).discovery;
+  }
+
+  async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    await this.#update((record) => ({ ...record, discovery: state }));
+  }
+
+  async redirectToAuthorization(authorizationUrl: URL): Promise<void> {
+    const handler = this.#options.onAuthorizationUrl;
+    const listener = this.#listener;
+    if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
+    if (this.#pending) return;
+    this.#askOfflineAccess(authorizationUrl);
+    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs);
+    this.#pending = pending;
+    // The port is needed only until the redirect (or the timeout): then it is closed.
+    pending.then(
+      () => this.#closeListener(listener),
+      () => this.#closeListener(listener),
+    );
+    // The handler may settle whenever it likes (or never): only its failure to start counts.
+    Promise.resolve()
+      .then(() => handler(authorizationUrl.href, { server: this.#options.server }))
+      .catch(() => {});
+  }
+
+  saveCodeVerifier(codeVerifier: string): void {
+    if (!this.#pending) this.#verifier = codeVerifier;
+  }
+
+  codeVerifier(): string {
+    if (this.#verifier === undefined) throw authRequiredError(this.#options.server, 'no sign-in is in progress');
+    return this.#verifier;
+  }
+
+  async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
+    if (scope === 'verifier') {
+      this.#verifier = undefined;
+      return;
+    }
+    await this.#update((record) => ({
+      serverUrl: record.serverUrl,
+      ...(scope === 'client' || scope === 'all' || !record.client ? {} : { client: record.client }),
+      ...(scope === 'tokens' || scope === 'all' || !record.tokens ? {} : { tokens: record.tokens }),
+      ...(scope === 'discovery' || scope === 'all' || !record.discovery ? {} : { discovery: record.discovery }),
+    }));
+  }
+
+  /**
+   * Waits for the redirect of the sign-in the SDK started and hands its code to `exchange` (the
+   * transport's finishAuth). Callers that meet the same sign-in share one wait and one exchange;
+   * the listener closes once it is done.
+   */
+  completeSignIn(exchange: (code: string) => Promise<void>): Promise<void> {
+    const pending = this.#pending;
+    if (!pending) return Promise.reject(authRequiredError(this.#options.server));
+    if (!this.#completing) {
+      const release = this.#listener?.hold();
+      const completing = (async () => exchange(await pending))().finally(() => {
+        release?.();
+        if (this.#pending === pending) this.#pending = undefined;
+        if (this.#completing === completing) this.#completing = undefined;
+        void this.close();
+      });
+      this.#completing = completing;
+      // Every caller may have stopped waiting (aborted): the outcome must not go unhandled.
+      completing.catch(() => {});
+    }
+    return this.#completing;
+  }
+
+  /** Stored tokens, for reporting who is signed in (never printed whole). */
+  async storedTokens(): Promise<StoredTokens | undefined> {
+    return (await this.#read(true)).tokens;
+  }
+
+  /** Forgets the tokens (keeps the registered client), so the next connection signs in afresh. */
+  async forgetTokens(): Promise<void> {
+    await this.invalidateCredentials('tokens');
+  }
+
+  /**
+   * The transport's fetch: a 401 to a request that carried our access token gets one refresh
+   * (under the lock) and one retry. When no fresh token can be had, the 401 goes to the SDK, which
+   * starts a sign-in.
+   */
+  wrapFetch(base: FetchLike): FetchLike {
+    return async (url, init) => {
+      const response = await base(url, init);
+      if (response.status !== 401 || !this.#interactive) return response;
+      const headers = new Headers(init?.headers);
+      const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
+      if (sent === undefined) return response;
+      const fresh = await this.#refreshLocked(sent).catch(() => undefined);
+      if (!fresh) return response;
+      await response.body?.cancel().catch(() => {});
+      headers.set('authorization', `Bearer ${fresh.access_token}`);
+      return base(url, { ...init, headers });
+    };
+  }
+
+  /**
+   * Masks the tokens and registered client secret this session has seen, for errors and logs (a
+   * server may echo a token back in an error body).
+   */
+  redact(text: string): string {
+    const record = this.#record;
+    const secrets = [record?.tokens?.access_token, record?.tokens?.refresh_token, record?.tokens?.id_token, record?.client?.client_secret];
+    if (record !== this.#redactorFor) {
+      this.#redactorFor = record;
+      this.#redactor = createRedactor(secrets.filter((v): v is string => typeof v === 'string' && v.length >= 4));
+    }
+    return this.#redactor(text);
+  }
+
+  async close(): Promise<void> {
+    this.#pending = undefined;
+    if (this.#listener) await this.#closeListener(this.#listener);
+  }
+
+  async #closeListener(listener: RedirectListener): Promise<void> {
+    if (this.#listener === listener) this.#listener = undefined;
+    await listener.close();
+  }
+
+  // Refresh, unless another process did it while we waited for the lock: then take its tokens.
+  async #refreshLocked(staleAccessToken: string): Promise<StoredTokens | undefined> {
+    const store = await this.#storeReady();
+    return refreshUnderLock(
+      {
+        machine: this.#options.machine,
+        lockPath: store.lockPath,
+        read: () => this.#read(true),
+        update: (change) => this.#update(change),
+        clientInformation: () => this.clientInformation(),
+        ...(this.addClientAuthentication ? { addClientAuthentication: this.addClientAuthentication } : {}),
+        fetch: this.#options.fetch,
+      },
+      staleAccessToken,
+    );
+  }
+
+  // The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
+  // when the authorization server offers offline_access.
+  #askOfflineAccess(url: URL): void {
+    const supported = this.#record?.discovery?.authorizationServerMetadata?.scopes_supported;
+    const scope = url.searchParams.get('scope');
+    if (!supported?.includes('offline_access') || scope === null) return;
+    const scopes = scope.split(' ').filter(Boolean);
+    if (scopes.includes('offline_access')) return;
+    url.searchParams.set('scope', [...scopes, 'offline_access'].join(' '));
+  }
+
+  async #ensureListener(): Promise<void> {
+    if (!this.#listener) this.#listener = await this.#listen();
+    this.#redirectUrl = this.#listener.redirectUrl;
+  }
+
+  async #listen(): Promise<RedirectListener> {
+    const wanted = this.#config?.redirectPort;
+    if (wanted !== undefined) {
+      return startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
+        throw new BerryError('MCP_AUTH_REQUIRED', `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`);
+      });
+    }
+    // Reuse the port the stored registration names; if it is taken, register again on a new one.
+    const client = (await this.#read()).client as { redirect_uris?: string[] } | undefined;
+    const registered = portOf(client?.redirect_uris?.[0]);
+    if (registered !== undefined && this.#config?.clientId === undefined) {
+      const reused = await startRedirectListener(registered).catch(() => undefined);
+      if (reused) return reused;
+      await this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
+    }
+    return startRedirectListener(0);
+  }
+
+
+  async #privateKey(): Promise<string> {
+    const config = this.#config;
+    if (config?.privateKey !== undefined) return config.privateKey;
+    const file = config?.privateKeyFile ?? '';
+    const path = file.startsWith('~/') ? `${await this.#options.machine.homeDir()}${file.slice(1)}` : file;
+    const text = await this.#options.machine.readFile(path);
+    if (text === undefined) {
+      throw new BerryError('MCP_AUTH_REQUIRED', `Server "${this.#options.server}": the private key file ${file} does not exist on ${this.#options.machine.identity}.`);
+    }
+    return text;
+  }
+
+  async #storeReady(): Promise<TokenStore> {
+    if (this.#store) return this.#store;
+    const dir = await resolveTokenDir(this.#options.machine, this.#options.tokenDir);
+    this.#store ??= new TokenStore(this.#options.machine, dir, this.#options.serverUrl);
+    return this.#store;
+  }
+
+  async #read(fresh = false): Promise<SignInRecord> {
+    if (this.#record && !fresh) return this.#record;
+    this.#record = await (await this.#storeReady()).read();
+    return this.#record;
+  }
+
+  async #update(change: (record: SignInRecord) => SignInRecord): Promise<void> {
+    this.#record = await (await this.#storeReady()).update(change);
+  }
+}
+
+function portOf(uri: string | undefined): number | undefined {
+  if (uri === undefined) return undefined;
+  try {
+    const url = new URL(uri);
+    return url.hostname === '127.0.0.1' && url.port !== '' ? Number(url.port) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,99 @@
+/**
+ * Sign-in state per server, kept as one JSON file per server URL on the target machine: the
+ * discovery result, the registered client and the tokens (each stamped by the SDK with the issuer
+ * that produced it). Files are 0600 in a 0700 directory and replaced atomically (temp + rename).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { Machine } from '../remote/index.js';
+
+export const TOKEN_DIR_MODE = 0o700;
+export const TOKEN_FILE_MODE = 0o600;
+
+/** Tokens as stored: what the server sent plus when it was received (to know when they expire). */
+export type StoredTokens = OAuthTokens & { readonly issuer?: string; readonly obtained_at: number };
+
+export interface SignInRecord {
+  readonly serverUrl: string;
+  readonly discovery?: OAuthDiscoveryState;
+  readonly client?: OAuthClientInformationMixed;
+  readonly tokens?: StoredTokens;
+}
+
+/** Where tokens live: `tokenDir`, else `$XDG_CONFIG_HOME/berry/oauth`, else `~/.config/berry/oauth`. */
+export async function resolveTokenDir(machine: Machine, tokenDir: string | undefined, signal?: AbortSignal): Promise<string> {
+  if (tokenDir !== undefined) return tokenDir;
+  const xdg = (await machine.env(signal))['XDG_CONFIG_HOME'];
+  const base = xdg && xdg.startsWith('/') ? xdg : `${await machine.homeDir(signal)}/.config`;
+  return `${base}/berry/oauth`;
+}
+
+/** The file name for a server URL: a hash, so the URL (which may carry a secret) is not in a path. */
+export function recordName(serverUrl: string): string {
+  return createHash('sha256').update(serverUrl).digest('hex').slice(0, 32);
+}
+
+export class TokenStore {
+  readonly machine: Machine;
+  readonly dir: string;
+  readonly serverUrl: string;
+  readonly path: string;
+  // Writes from one process go one at a time, so a later update never loses an earlier one.
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(machine: Machine, dir: string, serverUrl: string) {
+    this.machine = machine;
+    this.dir = dir;
+    this.serverUrl = serverUrl;
+    this.path = `${dir}/${recordName(serverUrl)}.json`;
+  }
+
+  get lockPath(): string {
+    return `${this.path}.lock`;
+  }
+
+  /** The record, or an empty one when there is none (or it is unreadable: then sign in again). */
+  async read(signal?: AbortSignal): Promise<SignInRecord> {
+    const text = await this.machine.readFile(this.path, signal);
+    if (text === undefined) return { serverUrl: this.serverUrl };
+    try {
+      const parsed = JSON.parse(text) as SignInRecord;
+      if (parsed && typeof parsed === 'object' && parsed.serverUrl === this.serverUrl) return parsed;
+    } catch {
+      // A damaged file is treated as absent and replaced by the next write.
+    }
+    return { serverUrl: this.serverUrl };
+  }
+
+  /** Read, change, write atomically. */
+  update(change: (record: SignInRecord) => SignInRecord, signal?: AbortSignal): Promise<SignInRecord> {
+    const next = this.#queue.then(async () => {
+      const record = change(await this.read(signal));
+      await this.#write(record, signal);
+      return record;
+    });
+    this.#queue = next.catch(() => {});
+    return next;
+  }
+
+  async #write(record: SignInRecord, signal?: AbortSignal): Promise<void> {
+    await this.machine.mkdir(this.dir, TOKEN_DIR_MODE, signal);
+    const temp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      await this.machine.writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: TOKEN_FILE_MODE, exclusive: true }, signal);
+      await this.machine.rename(temp, this.path, signal);
+    } catch (error) {
+      await this.machine.unlink(temp).catch(() => {});
+      throw error;
+    }
+  }
+
+  /** Signs out: removes the record (tokens and registered client). */
+  async remove(signal?: AbortSignal): Promise<boolean> {
+    const existed = (await this.machine.readFile(this.path, signal)) !== undefined;
+    await this.machine.unlink(this.path, signal);
+    await this.machine.unlink(this.lockPath, signal).catch(() => {});
+    return existed;
+  }
+}

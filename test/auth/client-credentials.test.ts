@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isBerryError } from '../../src/errors.js';
+import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { firstText, testHost, type TestHost } from './helpers.js';
+
+const SECRET = 'cc-secret-Qm93xLw0';
+
+describe('auth: client credentials (no person)', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let fixture: OAuthFixture;
+  let privatePem: string;
+  const hosts: TestHost[] = [];
+
+  before(async () => {
+    tmp = tempDir('berry-auth-cc-');
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    privatePem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    fixture = await startOAuthFixture([`--client=machine:${SECRET}`, '--jwt-client=jwt-machine'], { FIXTURE_JWT_PUBLIC_KEY: publicPem });
+  });
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
+  });
+  after(async () => {
+    await fixture.close();
+    tmp.cleanup();
+  });
+
+  function hostWith(name: string, oauth: Record<string, unknown>): TestHost {
+    const dir = join(tmp.dir, name);
+    const configPath = writeConfig(dir, { svc: { url: fixture.url, oauth } });
+    // No onAuthorizationUrl: client credentials never need one.
+    const made = testHost(configPath, join(dir, 'tokens'), false);
+    hosts.push(made);
+    return made;
+  }
+
+  it('gets a token with a client secret (from ${VAR}) and never shows the secret', async () => {
+    process.env['BERRY_CC_SECRET'] = SECRET;
+    const { host, logs } = hostWith('secret', { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}', grant: 'client_credentials', scopes: ['read'] });
+    const before = await fixture.stats();
+    const result = await host.call({ server: 'svc', tool: 'whoami' });
+    assert.equal(JSON.parse(firstText(result)).clientId, 'machine');
+    const after = await fixture.stats();
+    assert.equal(after.clientCredentials, before.clientCredentials + 1);
+    assert.equal(after.authorizations, before.authorizations);
+    assert.ok(!JSON.stringify(logs).includes(SECRET));
+  });
+
+  it('gets a token with a private key JWT read from privateKeyFile', async () => {
+    const keyFile = join(tmp.dir, 'key.pem');
+    writeFileSync(keyFile, privatePem, { mode: 0o600 });
+    const { host } = hostWith('jwt', { clientId: 'jwt-machine', privateKeyFile: keyFile, signingAlgorithm: 'ES256', grant: 'client_credentials' });
+    const result = await host.call({ server: 'svc', tool: 'whoami' });
+    assert.equal(JSON.parse(firstText(result)).clientId, 'jwt-machine');
+    assert.equal((await fixture.stats()).lastClientAuth, 'private_key_jwt');
+  });
+
+  it('authorize() needs no callback for client credentials and reports the granted scopes', async () => {
+    process.env['BERRY_CC_SECRET'] = SECRET;
+    const { host } = hostWith('authorize', { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}', grant: 'client_credentials', scopes: ['read'] });
+    const result = await host.authorize('svc');
+    assert.deepEqual(result.scopes, ['read']);
+  });
+
+  it('a wrong secret is MCP_AUTH_REQUIRED without the secret in the message', async () => {
+    const { host } = hostWith('wrong', { clientId: 'machine', clientSecret: 'wrong-secret-value', grant: 'client_credentials' });
+    await assert.rejects(host.call({ server: 'svc', tool: 'whoami' }), (error: unknown) => {
+      assert.ok(isBerryError(error), String(error));
+      assert.equal(error.code, 'MCP_AUTH_REQUIRED', error.message);
+      assert.ok(!error.message.includes('wrong-secret-value'));
+      return true;
+    });
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Shared by the auth tests: a stand-in for the user's browser that follows the authorization
+ * server's redirects to berry-mcp's loopback listener, and a host wired to a temp token dir.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHost, type Host } from '../../src/host.js';
+import type { LogEvent } from '../../src/bindings/index.js';
+
+/** Fetches `url` and follows every redirect (to our /callback too), like a browser that approves. */
+export async function browser(url: string): Promise<void> {
+  let next = url;
+  for (let hop = 0; hop < 10; hop++) {
+    const response = await fetch(next, { redirect: 'manual' });
+    const location = response.headers.get('location');
+    await response.body?.cancel();
+    if (!location) return;
+    next = new URL(location, next).href;
+  }
+  throw new Error('too many redirects');
+}
+
+export interface TestHost {
+  readonly host: Host;
+  readonly logs: LogEvent[];
+  /** Every authorization URL the host asked to open. */
+  readonly urls: string[];
+}
+
+export function testHost(configPath: string, tokenDir: string, interactive = true): TestHost {
+  const logs: LogEvent[] = [];
+  const urls: string[] = [];
+  const host = createHost({
+    configPath,
+    tokenDir,
+    onLog: (event) => logs.push(event),
+    ...(interactive
+      ? {
+          onAuthorizationUrl: async (url: string) => {
+            urls.push(url);
+            await browser(url);
+          },
+        }
+      : {}),
+  });
+  return { host, logs, urls };
+}
+
+/** Every token value in the token dir's records (to check they never leak). */
+export function storedSecrets(tokenDir: string): string[] {
+  const secrets: string[] = [];
+  for (const name of readdirSync(tokenDir)) {
+    if (!name.endsWith('.json')) continue;
+    const record = JSON.parse(readFileSync(join(tokenDir, name), 'utf8')) as {
+      tokens?: { access_token?: string; refresh_token?: string };
+      client?: { client_secret?: string };
+    };
+    for (const value of [record.tokens?.access_token, record.tokens?.refresh_token, record.client?.client_secret]) {
+      if (value) secrets.push(value);
+    }
+  }
+  return secrets;
+}
+
+export function firstText(result: { content?: unknown[] }): string {
+  return (result.content as { type: string; text: string }[])[0]!.text;
+}

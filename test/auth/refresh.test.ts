@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { firstText, testHost, type TestHost } from './helpers.js';
+
+const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));
+
+interface Child {
+  ready: Promise<void>;
+  go(): void;
+  result: Promise<{ ok: boolean; code?: string; message?: string }>;
+}
+
+function startChild(configPath: string, tokenDir: string): Child {
+  const child = spawn(process.execPath, ['--no-node-snapshot', CHILD, configPath, tokenDir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const result = new Promise<{ ok: boolean }>((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.startsWith('ready\n')) onReady();
+    });
+    child.once('exit', () => {
+      const last = out.trim().split('\n').pop() ?? '';
+      try {
+        resolve(JSON.parse(last) as { ok: boolean });
+      } catch {
+        reject(new Error(`child printed ${JSON.stringify(out)}`));
+      }
+    });
+  });
+  return { ready, go: () => child.stdin.end('go\n'), result };
+}
+
+describe('auth: refresh', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let fixture: OAuthFixture;
+  let configPath: string;
+  let tokenDir: string;
+  const hosts: TestHost[] = [];
+  const open = (interactive = true): TestHost => {
+    const made = testHost(configPath, tokenDir, interactive);
+    hosts.push(made);
+    return made;
+  };
+
+  before(async () => {
+    tmp = tempDir('berry-auth-refresh-');
+    fixture = await startOAuthFixture(['--token-ttl=3']);
+    tokenDir = join(tmp.dir, 'tokens');
+    configPath = writeConfig(tmp.dir, { docs: { url: fixture.url } });
+    const { host } = open();
+    await host.call({ server: 'docs', tool: 'whoami' });
+  });
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
+  });
+  after(async () => {
+    await fixture.close();
+    tmp.cleanup();
+  });
+
+  it('refreshes before the token expires, without a 401 round trip or a sign-in', async () => {
+    const { host, urls } = open();
+    await host.call({ server: 'docs', tool: 'whoami' });
+    const before = await fixture.stats();
+    // Past half the 3 s lifetime the token counts as expiring.
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    const result = await host.call({ server: 'docs', tool: 'whoami' });
+    assert.match(firstText(result), /read/);
+    const after = await fixture.stats();
+    assert.equal(after.refreshes, before.refreshes + 1);
+    assert.equal(after.unauthorized, before.unauthorized, 'the refresh came before the request, not after a 401');
+    assert.equal(urls.length, 0);
+  });
+
+  it('two processes meeting a rejected token at once spend the refresh token once', async () => {
+    // Fresh tokens in the store, then both children connect with them.
+    const { host } = open();
+    await host.call({ server: 'docs', tool: 'whoami' });
+    const a = startChild(configPath, tokenDir);
+    const b = startChild(configPath, tokenDir);
+    await Promise.all([a.ready, b.ready]);
+    await fixture.admin('expire');
+    const before = await fixture.stats();
+    a.go();
+    b.go();
+    const [ra, rb] = await Promise.all([a.result, b.result]);
+    assert.ok(ra.ok && rb.ok, JSON.stringify([ra, rb]));
+    const after = await fixture.stats();
+    assert.equal(after.refreshes, before.refreshes + 1, 'exactly one refresh request reached the server');
+    assert.equal(after.refreshFailures, before.refreshFailures);
+    assert.equal(after.authorizations, before.authorizations);
+  });
+});
