@@ -32,8 +32,9 @@ import type {
 } from './contract.js';
 import type { ServerConnection } from './connection.js';
 import type { AuthorizationUrlHandler } from '../auth/index.js';
-import { normalizeAuthOptions, type ConnectionAuthOptions } from './oauth-session.js';
-import { httpConfigFor, signIn, signOut, type AuthorizeResult } from './sign-in.js';
+// Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
+import { normalizeAuthOptions, type ConnectionAuthOptions } from './auth-options.js';
+import type { AuthorizeResult } from './sign-in.js';
 import type { ElicitationHandler } from './handlers.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
@@ -466,6 +467,7 @@ class Host implements McpHost {
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
     return this.#operation(options.signal, async () => {
       const prepared = await this.#prepare(options.signal);
+      const { httpConfigFor, signIn } = await import('./sign-in.js');
       const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
       return signIn({ machine: this.machine, config, log: this.#log, auth: this.#auth, signal: this.#openSignal(options.signal) });
     });
@@ -474,6 +476,7 @@ class Host implements McpHost {
   logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
     return this.#operation(options.signal, async () => {
       const prepared = await this.#prepare(options.signal);
+      const { httpConfigFor, signOut } = await import('./sign-in.js');
       const config = httpConfigFor(this.#resolve(prepared, server), prepared.loaded.path);
       return signOut(this.machine, config, this.#auth, options.signal);
     });

@@ -2,34 +2,13 @@
  * The OAuth side of an HTTP connection: the host's sign-in options and the OAuthSession one
  * connection uses (src/auth does the work).
  */
-import { OAuthSession, type AuthorizationUrlHandler } from '../auth/index.js';
+import { OAuthSession } from '../auth/index.js';
 import type { ResolvedServerConfig } from '../config/index.js';
 import { CancelledError } from '../errors.js';
 import { createMachineFetch, type Machine } from '../remote/index.js';
+import type { ConnectionAuthOptions } from './auth-options.js';
 
-/** How HTTP connections sign in (see docs/auth.md). */
-export interface ConnectionAuthOptions {
-  readonly tokenDir: string | undefined;
-  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
-  readonly signInTimeoutMs: number;
-}
-
-export interface AuthHostOptions {
-  readonly onAuthorizationUrl?: AuthorizationUrlHandler;
-  readonly tokenDir?: string;
-  readonly signInTimeoutMs?: number;
-}
-
-export function normalizeAuthOptions(options: AuthHostOptions): ConnectionAuthOptions {
-  const signInTimeoutMs = options.signInTimeoutMs ?? 300_000;
-  if (!Number.isFinite(signInTimeoutMs) || signInTimeoutMs <= 0) {
-    throw new TypeError(`signInTimeoutMs must be a positive number of milliseconds, got ${String(options.signInTimeoutMs)}`);
-  }
-  if (options.tokenDir !== undefined && !options.tokenDir.startsWith('/')) {
-    throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(options.tokenDir)}`);
-  }
-  return { tokenDir: options.tokenDir, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
-}
+export type { ConnectionAuthOptions } from './auth-options.js';
 
 export function sendsOwnAuthorization(config: ResolvedServerConfig): boolean {
   return config.kind === 'http' && Object.keys(config.headers).some((name) => name.toLowerCase() === 'authorization');

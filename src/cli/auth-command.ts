@@ -12,9 +12,8 @@ import { createHost, type Host } from '../host.js';
 import type { LogEvent } from '../bindings/index.js';
 import { createCliMachine } from './machine.js';
 
-export const AUTH_USAGE = `Usage:
-  berry-mcp auth SERVER [--no-browser] [--timeout SECONDS]   sign in to an HTTP server
-  berry-mcp auth SERVER --logout                           remove its stored tokens
+export const AUTH_USAGE = `Usage: berry-mcp auth SERVER [--no-browser] [--timeout SECONDS]   sign in to an HTTP server
+       berry-mcp auth SERVER --logout                           remove its stored tokens
 
 Options: --config PATH, --cwd DIR, --ssh [USER@]HOST[:PORT], --identity FILE, --accept-host-key,
 --json, --verbose (as for the other commands).

@@ -33,12 +33,7 @@ export function isRawCommand(spec: CommandSpec | RawCommandSpec): spec is RawCom
 /**
  * Adding a command is one entry here plus its own `<name>-command.ts`: a CommandSpec (the table
  * parses its flags, declared in options.ts) or a RawCommandSpec (it parses its own), e.g.
- *   auth: {
-    usage: 'auth SERVER [--no-browser | --logout]',
-    summary: 'sign in to (or out of) an HTTP server that needs OAuth (berry-mcp auth --help)',
-    loadRaw: async () => (await import('./auth-command.js')).authCommand,
-  },
-  serve: { usage: 'serve [--http [HOST:]PORT]', summary: 'code mode as an MCP server',
+ *   serve: { usage: 'serve [--http [HOST:]PORT]', summary: 'code mode as an MCP server',
  *            loadRaw: async () => (await import('./serve-command.js')).serveCommand },
  */
 export const COMMANDS = {
@@ -105,6 +100,11 @@ export const COMMANDS = {
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'output', 'help'],
     load: async () => (await import('./typings-command.js')).typingsCommand,
+  },
+  auth: {
+    usage: 'auth SERVER [--no-browser | --logout]',
+    summary: 'sign in to (or out of) an HTTP server that needs OAuth (berry-mcp auth --help)',
+    loadRaw: async () => (await import('./auth-command.js')).authCommand,
   },
   serve: {
     usage: 'serve [--http [HOST:]PORT]',
