@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { main } from './cli/main.js';
 import { PARENT_FD_ENV, watchParent } from './cli/parent-watch.js';
+import { parkedIsolates } from './runtime/index.js';
 
 const argv = process.argv.slice(2);
 const hasSnapshotFlag =
@@ -48,7 +49,7 @@ if (argv[0] === 'run' && !hasSnapshotFlag) {
       parent.reportExitCode(code);
       // An isolate that ran out of memory catastrophically stays parked on its thread, and then
       // even process.exit() hangs: once the work is done and the output written, end for sure.
-      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1000).unref();
+      if (parkedIsolates() > 0) setTimeout(() => process.kill(process.pid, 'SIGKILL'), 500).unref();
     },
     (error: unknown) => {
       process.stderr.write(`berry-mcp: internal error: ${(error as Error)?.stack ?? String(error)}\n`);

@@ -34,6 +34,15 @@ interface Run {
 const IVM_TIMEOUT_SLACK_MS = 50;
 
 let nodeFlagsChecked = false;
+let parked = 0;
+
+/**
+ * How many isolates of this process hit a catastrophic out-of-memory error: each stays parked on
+ * its thread, and while one does the process cannot exit normally (process.exit() hangs too).
+ */
+export function parkedIsolates(): number {
+  return parked;
+}
 
 /**
  * Runs `code` as the body of an async function in a fresh isolate. Never rejects for anything the
@@ -95,7 +104,10 @@ async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: 
     end(limitOutcome(isolate.isDisposed ? 'SCRIPT_MEMORY_LIMIT' : code, options));
     disposeQuietly(isolate);
   };
-  catastrophe.onCatastrophe = () => stop('SCRIPT_MEMORY_LIMIT');
+  catastrophe.onCatastrophe = () => {
+    parked++;
+    stop('SCRIPT_MEMORY_LIMIT');
+  };
   const onAbort = (): void => stop('SCRIPT_ABORTED');
   sleep(msUntil(run.deadline), undefined, { signal: ended.signal }).then(() => stop('SCRIPT_TIMEOUT'), () => {});
   options.signal?.addEventListener('abort', onAbort, { once: true });
