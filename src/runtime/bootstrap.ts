@@ -91,6 +91,24 @@ const fixedLength = (Buffer, name) => {
 };
 fixedLength(ArrayBuffer, 'ArrayBuffer');
 fixedLength(SharedArrayBuffer, 'SharedArrayBuffer');
+
+// V8 aborts the whole process, with no RangeError (crbug.com/1201626), when one array would pass
+// its longest length (2^27 - 2 elements); splitting or parsing a huge string (cheap to build by
+// doubling) is the short way there. Refuse inputs that could get that far.
+const MAX_ELEMENTS = 2 ** 27 - 16, apply = Reflect.apply, split = String.prototype.split, jsonParse = JSON.parse;
+defineProperty(String.prototype, 'split', { value: { split(separator, limit) {
+  if (this === null || this === undefined) return apply(split, this, [separator, limit]);
+  const s = typeof this === 'string' ? this : Str(this);
+  if (s.length >= MAX_ELEMENTS && !(limit !== undefined && limit >>> 0 < MAX_ELEMENTS)) {
+    throw new RangeErr('String.prototype.split: a string of ' + s.length + ' characters is too long to split in the sandbox');
+  }
+  return apply(split, s, [separator, limit]);
+} }.split, writable: true, configurable: true });
+defineProperty(JSON, 'parse', { value: { parse(text, reviver) {
+  const s = Str(text);
+  if (s.length >= 2 * MAX_ELEMENTS) throw new RangeErr('JSON.parse: a text of ' + s.length + ' characters is too long to parse in the sandbox');
+  return apply(jsonParse, JSON, [s, reviver]);
+} }.parse, writable: true, configurable: true });
 const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 const MIME = /${IMAGE_MIME_TYPE.source}/, BASE64 = /${BASE64.source}/;
 let remaining = config.remaining;

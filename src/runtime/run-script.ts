@@ -34,6 +34,15 @@ interface Run {
 const IVM_TIMEOUT_SLACK_MS = 50;
 
 let nodeFlagsChecked = false;
+let parked = 0;
+
+/**
+ * How many isolates of this process hit a catastrophic out-of-memory error: each stays parked on
+ * its thread, and while one does the process cannot exit normally (process.exit() hangs too).
+ */
+export function parkedIsolates(): number {
+  return parked;
+}
 
 /**
  * Runs `code` as the body of an async function in a fresh isolate. Never rejects for anything the
@@ -63,19 +72,23 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
     outcome = limitOutcome('SCRIPT_ABORTED', normalized);
   } else {
     let isolate: IsolatedVm.Isolate;
+    const catastrophe: { onCatastrophe?: () => void } = {};
     try {
-      isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb });
+      // V8 cannot always unwind from running out of memory (one allocation larger than what is
+      // left): without this handler the whole process aborts; with it isolated-vm parks the
+      // isolate's thread for good, and the run ends here as SCRIPT_MEMORY_LIMIT.
+      isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb, onCatastrophicError: () => catastrophe.onCatastrophe?.() });
     } catch (cause) {
       throw new BerryError('SCRIPT_SETUP_FAILED', `Could not create the script's isolate: ${messageOf(cause)}`, { cause });
     }
     const run: Run = { ivm, isolate, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
-    outcome = await supervise(run, code);
+    outcome = await supervise(run, code, catastrophe);
   }
   return toRecord(outcome, outputs, bridge.calls, performance.now() - started);
 }
 
 /** Ends the run at the first of: the script settles, the deadline, the caller's abort, the memory limit. */
-async function supervise(run: Run, code: string): Promise<Outcome> {
+async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: () => void }): Promise<Outcome> {
   const { isolate, options, bridge, outputs } = run;
   const ended = new AbortController();
   let outcome: Outcome | undefined;
@@ -89,7 +102,11 @@ async function supervise(run: Run, code: string): Promise<Outcome> {
   // Disposing is what stops a script busy after an await, or waiting forever.
   const stop = (code: LimitCode): void => {
     end(limitOutcome(isolate.isDisposed ? 'SCRIPT_MEMORY_LIMIT' : code, options));
-    if (!isolate.isDisposed) isolate.dispose();
+    disposeQuietly(isolate);
+  };
+  catastrophe.onCatastrophe = () => {
+    parked++;
+    stop('SCRIPT_MEMORY_LIMIT');
   };
   const onAbort = (): void => stop('SCRIPT_ABORTED');
   sleep(msUntil(run.deadline), undefined, { signal: ended.signal }).then(() => stop('SCRIPT_TIMEOUT'), () => {});
@@ -102,7 +119,17 @@ async function supervise(run: Run, code: string): Promise<Outcome> {
     options.signal?.removeEventListener('abort', onAbort);
     outputs.seal();
     bridge.close(() => callEndReason(outcome));
+    catastrophe.onCatastrophe = undefined;
+    disposeQuietly(isolate);
+  }
+}
+
+/** After a catastrophic error isolated-vm may have disposed the isolate itself. */
+function disposeQuietly(isolate: IsolatedVm.Isolate): void {
+  try {
     if (!isolate.isDisposed) isolate.dispose();
+  } catch {
+    // Already disposed.
   }
 }
 
