@@ -93,6 +93,11 @@ export class OAuthSession implements OAuthClientProvider {
     return this.#pending !== undefined;
   }
 
+  /** True while someone waits for that redirect (completeSignIn). */
+  get signInAwaited(): boolean {
+    return this.#completing !== undefined;
+  }
+
   get redirectUrl(): string | undefined {
     if (!this.#interactive) return undefined;
     return this.#redirectUrl ?? PLACEHOLDER_REDIRECT;
