@@ -93,6 +93,11 @@ export class OAuthSession implements OAuthClientProvider {
     return this.#pending !== undefined;
   }
 
+  /** True while someone waits for that redirect (completeSignIn). */
+  get signInAwaited(): boolean {
+    return this.#completing !== undefined;
+  }
+
   get redirectUrl(): string | undefined {
     if (!this.#interactive) return undefined;
     return this.#redirectUrl ?? PLACEHOLDER_REDIRECT;
@@ -175,7 +180,8 @@ export class OAuthSession implements OAuthClientProvider {
     if (this.#interactive) {
       if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
       if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused the token it just issued');
-      await this.#ensureListener();
+      // The code exchange runs auth() again: it must repeat the redirect URI, not open a new port.
+      if (!this.#completing) await this.#ensureListener();
     }
     return (await this.#read()).discovery;
   }
@@ -246,16 +252,6 @@ export class OAuthSession implements OAuthClientProvider {
       completing.catch(() => {});
     }
     return this.#completing;
-  }
-
-  /** Stored tokens, for reporting who is signed in (never printed whole). */
-  async storedTokens(): Promise<StoredTokens | undefined> {
-    return (await this.#read(true)).tokens;
-  }
-
-  /** Forgets the tokens (keeps the registered client), so the next connection signs in afresh. */
-  async forgetTokens(): Promise<void> {
-    await this.invalidateCredentials('tokens');
   }
 
   /**

@@ -212,7 +212,7 @@ export class ServerConnection {
         return await run();
       } finally {
         // A second sign-in asked for by the retry (the same step-up again) is not waited for.
-        if (this.#session.pendingSignIn) await this.#session.close();
+        if (this.#session.pendingSignIn && !this.#session.signInAwaited) await this.#session.close();
       }
     }
   }

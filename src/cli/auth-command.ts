@@ -4,6 +4,7 @@
  * browser and the redirect listener stay here; requests and token files are the remote machine's.
  */
 import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
@@ -106,7 +107,7 @@ export async function authCommand(argv: readonly string[], io: AuthIo): Promise<
   const paste = args.noBrowser ? pasteReader(io, abort.signal) : undefined;
   try {
     const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
-    const cwd = args.cwd ?? (args.ssh ? undefined : io.cwd);
+    const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : args.ssh ? args.cwd : resolve(io.cwd, args.cwd);
     host = createHost({
       machine,
       ...(cwd === undefined ? {} : { cwd }),

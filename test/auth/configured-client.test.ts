@@ -9,7 +9,7 @@ import { firstText, testHost, type TestHost } from './helpers.js';
 
 const SECRET = 'cc-secret-Qm93xLw0';
 
-describe('auth: client credentials (no person)', function () {
+describe('auth: configured clients (client credentials, pre-registered)', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let fixture: OAuthFixture;
@@ -66,6 +66,22 @@ describe('auth: client credentials (no person)', function () {
     const { host } = hostWith('authorize', { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}', grant: 'client_credentials', scopes: ['read'] });
     const result = await host.authorize('svc');
     assert.deepEqual(result.scopes, ['read']);
+  });
+
+  it('a pre-registered client signs in with a code on an ephemeral loopback port, without registering', async () => {
+    process.env['BERRY_CC_SECRET'] = SECRET;
+    const dir = join(tmp.dir, 'prereg');
+    const configPath = writeConfig(dir, { svc: { url: fixture.url, oauth: { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}' } } });
+    const made = testHost(configPath, join(dir, 'tokens'));
+    hosts.push(made);
+    const before = await fixture.stats();
+    const result = await made.host.call({ server: 'svc', tool: 'whoami' });
+    assert.equal(JSON.parse(firstText(result)).clientId, 'machine');
+    const after = await fixture.stats();
+    assert.equal(after.registrations, before.registrations);
+    assert.equal(after.codeExchanges, before.codeExchanges + 1, 'the exchange repeated the redirect URI');
+    assert.equal(made.urls.length, 1);
+    assert.equal(new URL(made.urls[0]!).searchParams.get('client_id'), 'machine');
   });
 
   it('a wrong secret is MCP_AUTH_REQUIRED without the secret in the message', async () => {
