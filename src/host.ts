@@ -1,3 +1,4 @@
+import type { ApproveCall } from './bindings/approval.js';
 import { createMcpHost, type McpHost, type McpHostOptions } from './bindings/index.js';
 import { runScript, type RunEntry, type RunProgress, type RunRecord } from './runtime/index.js';
 
@@ -22,6 +23,8 @@ export interface RunOptions {
   readonly filename?: string;
   /** Each text/image output and log entry as the script makes it (for streaming). */
   readonly onOutput?: (entry: RunEntry) => void;
+  /** This run's approval hook, in place of the host's `approveCall` (serve --confirm-writes asks the run's own client). */
+  readonly approveCall?: ApproveCall;
 }
 
 export type HostOptions = McpHostOptions;
@@ -34,14 +37,18 @@ export interface Host extends McpHost {
 /** The berry-mcp host: the three MCP operations plus sandboxed scripts that use them. */
 export function createHost(options: HostOptions = {}): Host {
   const mcp = createMcpHost(options);
-  const run = (code: string, runOptions: RunOptions = {}): Promise<RunRecord> =>
+  const run = (code: string, { approveCall, ...runOptions }: RunOptions = {}): Promise<RunRecord> =>
     runScript(code, {
       ...runOptions,
       functions: {
         mcp_list: (args, context) => mcp.list(args as never, { signal: context.signal }),
         mcp_describe: (args, context) => mcp.describe(args as never, { signal: context.signal }),
         mcp_call: (args, context) =>
-          mcp.call(args as never, { signal: context.signal, onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }) }),
+          mcp.call(args as never, {
+            signal: context.signal,
+            onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
+            ...(approveCall ? { approveCall } : {}),
+          }),
         mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal }),
         mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal }),
       },

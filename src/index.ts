@@ -4,7 +4,7 @@ export { ConnectionPool, createMcpHost } from './bindings/index.js';
 export type * from './bindings/contract.js';
 export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
 export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './bindings/approval.js';
-export type { AuthorizeResult, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
+export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
 export type { AuthorizationUrlHandler } from './auth/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {

@@ -100,12 +100,17 @@ export interface McpHostOptions {
 
 export type { AuthorizeResult };
 
+/** One call's options: a call's own approval hook (a served run's) takes the host's place. */
+export interface CallOperationOptions extends OperationOptions {
+  readonly approveCall?: ApproveCall;
+}
+
 export interface McpHost {
   readonly machine: Machine;
   readonly cwd: string;
   list(request?: ListRequest, options?: OperationOptions): Promise<ListResult>;
   describe(request: DescribeRequest, options?: OperationOptions): Promise<DescribeResult>;
-  call(request: CallRequest, options?: OperationOptions): Promise<CallResult>;
+  call(request: CallRequest, options?: CallOperationOptions): Promise<CallResult>;
   /** `resources/read` of one resource (a template filled in by the caller). */
   read(request: ReadRequest, options?: OperationOptions): Promise<ReadResult>;
   /** `prompts/get`: a prompt's messages, filled with `arguments`. */
@@ -436,7 +441,7 @@ class Host implements McpHost {
     );
   }
 
-  async call(request: CallRequest, options: OperationOptions = {}): Promise<CallResult> {
+  async call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
     throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
@@ -445,7 +450,8 @@ class Host implements McpHost {
       async (connection) => {
         // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
         const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
-        if (this.#approveCall) await checkApproval(this.#approveCall, server, found, args, options.signal);
+        const approve = options.approveCall ?? this.#approveCall;
+        if (approve) await checkApproval(approve, server, found, args, options.signal);
         return usesTask(connection, found)
           ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
           : connection.callTool(tool, args, options);

@@ -16,6 +16,8 @@ export const SERVE_USAGE = `Usage: berry-mcp serve [options]     code mode as an
   --timeout SECONDS     a run's default and maximum wall-clock limit (default 300)
   --memory MB           isolate memory limit of each run (default 128)
   --output-limit BYTES  output budget of each run: text, images and logs together (default 1048576)
+  --confirm-writes      ask the client's user (elicitation) before each call to a tool that may write;
+                        refused when the client cannot be asked
   --config, --cwd, --ssh, --identity, --accept-host-key, --verbose   as for the other commands`;
 
 class ServeUsageError extends Error {}
@@ -33,6 +35,7 @@ interface ServeArgs {
   readonly http?: { host: string; port: number };
   readonly allowOrigins: string[];
   readonly maxConcurrency: number;
+  readonly confirmWrites: boolean;
 }
 
 /** `berry-mcp serve …` (argv without the command); resolves to the exit status when the client goes. */
@@ -68,6 +71,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
       host,
       elicitation: router,
       maxConcurrency: args.maxConcurrency,
+      confirmWrites: args.confirmWrites,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
       ...(args.outputLimitBytes === undefined ? {} : { outputLimitBytes: args.outputLimitBytes }),
@@ -150,6 +154,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       'allow-origin': { type: 'string', multiple: true },
       'max-concurrency': { type: 'string' },
       'output-limit': { type: 'string' },
+      'confirm-writes': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -178,6 +183,7 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
     ...(values.http === undefined ? {} : { http: parseListen(values.http) }),
     allowOrigins,
     maxConcurrency,
+    confirmWrites: values['confirm-writes'] ?? false,
   };
 }
 

@@ -13,6 +13,7 @@ import {
 import { isBerryError } from '../errors.js';
 import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
+import { approveThrough } from './confirm-writes.js';
 import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
 import { elicitationModes, type ElicitationRouter, type ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
@@ -32,6 +33,8 @@ export interface RunServiceOptions {
   readonly memoryLimitMb?: number;
   /** Output budget of one run (text, images and logs together; the return value has the same). @default 1048576 */
   readonly outputLimitBytes?: number;
+  /** Ask the run's client (elicitation) before each call to a tool that may write. @default false */
+  readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
 }
@@ -48,6 +51,7 @@ export class RunService {
   readonly limits: DescriptionLimits;
   readonly #elicitation: ElicitationRouter;
   readonly #warn: (message: string) => void;
+  readonly #confirmWrites: boolean;
   readonly #sessions = new Set<Server>();
 
   constructor(options: RunServiceOptions) {
@@ -62,6 +66,7 @@ export class RunService {
     };
     this.#elicitation = options.elicitation;
     this.#warn = options.onWarning ?? (() => {});
+    this.#confirmWrites = options.confirmWrites === true;
   }
 
   /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
@@ -119,6 +124,7 @@ export class RunService {
                 timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
                 memoryLimitMb: this.limits.memoryLimitMb,
                 outputLimitBytes: this.limits.outputLimitBytes,
+                ...(this.#confirmWrites ? { approveCall: approveThrough(target, extra.signal) } : {}),
                 onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
                 onOutput: (entry) => {
                   if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));

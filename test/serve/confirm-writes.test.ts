@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
+import { tempDir } from '../bindings/helpers.js';
+import { run, serveStdio, texts, type StdioServe } from './helpers.js';
+
+// serve --confirm-writes: the approval hook asks the run's own client, through elicitation.
+describe('berry-mcp serve --confirm-writes', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  const open: StdioServe[] = [];
+
+  before(() => {
+    tmp = tempDir('berry-serve-confirm-');
+    writeConfig(tmp.dir, {
+      fault: { command: process.execPath, args: [faultServerPath] },
+      everything: { command: process.execPath, args: [everythingPath] },
+    });
+  });
+  after(async () => {
+    await Promise.all(open.map((s) => s.close()));
+    tmp.cleanup();
+  });
+
+  // echo on the fault server declares no annotations (so it may write); get-sum is readOnlyHint.
+  const script = `const out = [];
+    for (const text of ['first', 'second']) {
+      try { out.push((await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text } })).content[0].text); }
+      catch (e) { out.push(e.code + ': ' + e.message); }
+    }
+    out.push((await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: 1, b: 2 } })).content[0].text);
+    return out;`;
+
+  it('asks the client before each call that may write; a refusal is MCP_CALL_REFUSED and a read-only tool is not asked', async () => {
+    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });
+    open.push(serve);
+    const asked: string[] = [];
+    serve.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return asked.length === 1 ? { action: 'accept', content: { approve: true } } : { action: 'decline' };
+    });
+    const result = await run(serve.client, script);
+    assert.equal(result.isError, undefined, texts(result).join('\n'));
+    const [first, second, sum] = result.structuredContent?.['result'] as string[];
+    assert.match(first!, /first/);
+    assert.match(second!, /^MCP_CALL_REFUSED: .*user chose decline/);
+    assert.match(sum!, /3/);
+    assert.equal(asked.length, 2);
+    assert.match(asked[0]!, /Allow fault\/echo\? It may write\. Arguments: \{"text":"first"\}/);
+  });
+
+  it('refuses every such call for a client that cannot be asked', async () => {
+    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir });
+    open.push(serve);
+    const result = await run(serve.client, script);
+    const [first, second, sum] = result.structuredContent?.['result'] as string[];
+    assert.match(first!, /^MCP_CALL_REFUSED: .*did not declare/);
+    assert.match(second!, /^MCP_CALL_REFUSED/);
+    assert.match(sum!, /3/);
+  });
+
+  it('without the flag nothing is asked', async () => {
+    const serve = await serveStdio(['--config', 'mcp.json'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });
+    open.push(serve);
+    let asked = 0;
+    serve.client.setRequestHandler(ElicitRequestSchema, async () => {
+      asked++;
+      return { action: 'decline' };
+    });
+    const result = await run(serve.client, script);
+    assert.deepEqual((result.structuredContent?.['result'] as string[]).map((t) => /first|second|3/.test(t)), [true, true, true]);
+    assert.equal(asked, 0);
+  });
+});
