@@ -21,6 +21,10 @@ export function createMachineFetch(machine: Machine): FetchLike {
   const dispatcher = machine.dispatcher();
   const undiciFetch = loadUndici().fetch;
   return (async (url: string | URL, init?: RequestInit) => {
+    // A keep-alive socket the server closed while this process was busy (parsing a large result,
+    // a long synchronous task) is seen closed only when the event loop next polls. Yielding once
+    // lets undici drop it; sent on it, the request fails with "other side closed".
+    await new Promise(setImmediate);
     const response = await undiciFetch(url, {
       ...(init as UndiciRequestInit | undefined),
       redirect: 'error',

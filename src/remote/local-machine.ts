@@ -92,7 +92,9 @@ export class LocalMachine implements Machine {
   }
 
   dispatcher(): Dispatcher {
-    this.#agent ??= new (loadUndici().Agent)({ keepAliveTimeout: 30_000 });
+    // undici's default idle time (4 s) stays below node:http's 5 s idle close, which servers'
+    // event-stream replies do not announce with a Keep-Alive header.
+    this.#agent ??= new (loadUndici().Agent)();
     return this.#agent;
   }
 

@@ -26,17 +26,20 @@ describe('Streamable HTTP as real servers speak it', function () {
   let main: HttpFixture;
   let get404: HttpFixture;
   let get405: HttpFixture;
+  let keepAlive: HttpFixture;
   let host: McpHost;
   const events: LogEvent[] = [];
   const initialized = (server: string): number => events.filter((e) => e.server === server && e.kind === 'initialized').length;
 
   before(async () => {
     tmp = tempDir();
-    [main, get404, get405] = await Promise.all([
+    [main, get404, get405, keepAlive] = await Promise.all([
       startHttpFixture(['--resumable=100']),
       startHttpFixture(['--stateless', '--get-status=404']),
       // This one answers POSTs with application/json instead of an event stream.
       startHttpFixture(['--stateless', '--get-status=405', '--json-response']),
+      // Closes idle sockets after 600 ms; its event-stream replies carry no Keep-Alive hint.
+      startHttpFixture(['--keep-alive-ms=600']),
     ]);
     writeConfig(tmp.dir, {
       main: { url: main.url },
@@ -46,13 +49,14 @@ describe('Streamable HTTP as real servers speak it', function () {
       auth: { url: `${main.base}/auth-mcp`, headers: { Authorization: 'Bearer stale-token' } },
       oauth: { url: `${main.base}/auth-mcp` },
       nowhere: { url: `${main.base}/no-such-path` },
+      keepAlive: { url: keepAlive.url },
     });
     host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
   });
 
   after(async () => {
     await host.close();
-    await Promise.all([main.close(), get404.close(), get405.close()]);
+    await Promise.all([main.close(), get404.close(), get405.close(), keepAlive.close()]);
     tmp.cleanup();
   });
 
@@ -202,5 +206,17 @@ describe('Streamable HTTP as real servers speak it', function () {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(closed > before, 'the POST of the timed-out call was aborted');
+  });
+
+  it('a keep-alive socket the server closed while the host was busy is not used for the next call', async () => {
+    await host.call({ server: 'keepAlive', tool: 'echo', arguments: { text: 'warm' } });
+    for (let i = 0; i < 3; i++) {
+      // Synchronous work (as parsing a large result is) past the server's idle timeout: its FIN
+      // waits unread while the next call starts.
+      const until = Date.now() + 900;
+      while (Date.now() < until);
+      assert.equal(textOf(await host.call({ server: 'keepAlive', tool: 'echo', arguments: { text: `after ${i}` } })), `after ${i}`);
+    }
+    assert.equal(initialized('keepAlive'), 1, 'the connection was never replaced');
   });
 });
