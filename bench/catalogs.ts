@@ -1,5 +1,5 @@
 /**
- * Section 10: `list` of the three example servers (everything, filesystem, memory) answered from
+ * Section 14: `list` of the three example servers (everything, filesystem, memory) answered from
  * saved catalogs, against a cold `list` that starts and initializes every server. Each side is a
  * fresh host (as a one-shot `berry-mcp list` is); the saved side's catalogs were written by an
  * earlier list and are fresh.
@@ -11,7 +11,7 @@ import { NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';
 
-const SECTION = '10 saved catalogs';
+const SECTION = '14 saved catalogs';
 const ROUNDS = 5;
 
 export default async function savedCatalogs(): Promise<Row[]> {

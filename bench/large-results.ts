@@ -1,5 +1,5 @@
 /**
- * Section 10: one 50 MB tool result, over stdio (the fault fixture's `big`) and over Streamable
+ * Section 11: one 50 MB tool result, over stdio (the fault fixture's `big`) and over Streamable
  * HTTP (the HTTP fixture's `big`), in alternating rounds on warm connections. Parsing stdio must
  * stay linear: the ratio stdio / HTTP shows whether it does (a reader that concatenates its buffer
  * on every 64 KB chunk would copy ~20 GB for one such line).
@@ -10,7 +10,7 @@ import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios, timeOnce } from './stats.js';
 
-const SECTION = '10 large results';
+const SECTION = '11 large results';
 const BYTES = 50 * 1000 * 1000;
 const ROUNDS = 5;
 

@@ -1,5 +1,5 @@
 /**
- * Section 11: the soak. 1,000 sequential `host.run` scripts each making one call, then 200
+ * Section 12: the soak. 1,000 sequential `host.run` scripts each making one call, then 200
  * connect/close cycles (a fresh host, one call, close), in a fresh child process (this file run
  * with --probe). Afterwards: no process left, no extra file descriptor, RSS within 30 MB of the
  * start (after a warm-up, so the start counts loaded modules and JIT code).
@@ -12,7 +12,7 @@ import { childPidsOf, processAlive } from '../test/fixtures/servers.js';
 import { faultEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
 
-const SECTION = '11 soak';
+const SECTION = '12 soak';
 const RUNS = 1000;
 const CYCLES = 200;
 const MB = 1024 * 1024;

@@ -1,5 +1,5 @@
 /**
- * Section 10: CLI start-up, as ratios against a baseline measured in the same rounds.
+ * Section 13: CLI start-up, as ratios against a baseline measured in the same rounds.
  * `berry-mcp --help` and `echo 'text(1)' | berry-mcp run -` against `node -e 0`; a one-shot
  * `berry-mcp call everything echo` against a raw SDK one-shot script (spawn, call, close).
  * Each is a real process started the way a person starts it: the `berry-mcp` launcher that
@@ -12,7 +12,7 @@ import { everythingEntry, everythingPath, NODE, tempDir, writeConfig } from './f
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';
 
-const SECTION = '10 start-up';
+const SECTION = '13 start-up';
 const ROUNDS = 10;
 const BIN = join(PROJECT_ROOT, 'bin', 'berry-mcp');
 const RAW_ONE_SHOT = join(PROJECT_ROOT, 'bench', 'peers', 'raw-oneshot.mjs');
