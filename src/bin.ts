@@ -4,7 +4,7 @@ import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import { main } from './cli/main.js';
 import { PARENT_FD_ENV, watchParent } from './cli/parent-watch.js';
-import { parkedIsolates } from './runtime/index.js';
+import { parkedIsolates } from './runtime/parked.js';
 
 const argv = process.argv.slice(2);
 const hasSnapshotFlag =

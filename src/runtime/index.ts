@@ -2,7 +2,8 @@
  * The sandbox layer: runs one script in a fresh isolated-vm isolate where a table of async host
  * functions appears as `tools.<name>`. Knows nothing about MCP.
  */
-export { parkedIsolates, runScript } from './run-script.js';
+export { runScript } from './run-script.js';
+export { parkedIsolates } from './parked.js';
 export { checkNodeFlags } from './node-flags.js';
 export type {
   HostCallContext,

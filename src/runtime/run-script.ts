@@ -11,6 +11,7 @@ import { OutputCollector } from './outputs.js';
 import { compileUserScript, createSandboxContext } from './sandbox.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
+import { countParkedIsolate } from './parked.js';
 
 export { nestedDeeperThan } from './json-depth.js';
 
@@ -34,15 +35,6 @@ interface Run {
 const IVM_TIMEOUT_SLACK_MS = 50;
 
 let nodeFlagsChecked = false;
-let parked = 0;
-
-/**
- * How many isolates of this process hit a catastrophic out-of-memory error: each stays parked on
- * its thread, and while one does the process cannot exit normally (process.exit() hangs too).
- */
-export function parkedIsolates(): number {
-  return parked;
-}
 
 /**
  * Runs `code` as the body of an async function in a fresh isolate. Never rejects for anything the
@@ -105,7 +97,7 @@ async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: 
     disposeQuietly(isolate);
   };
   catastrophe.onCatastrophe = () => {
-    parked++;
+    countParkedIsolate();
     stop('SCRIPT_MEMORY_LIMIT');
   };
   const onAbort = (): void => stop('SCRIPT_ABORTED');
