@@ -3,20 +3,10 @@
  * problems) but not expanded: `${VAR}` in its strings is resolved later with the rest of the entry.
  */
 import { indexPath, isJsonObject, jsonTypeName, memberPath } from './json-path.js';
+import type { ResolvedOAuthConfig } from './types.js';
 
-export type OAuthGrant = 'authorization_code' | 'client_credentials';
-
-export interface ValidOAuthBlock {
-  readonly clientId?: string;
-  readonly clientSecret?: string;
-  readonly privateKey?: string;
-  readonly privateKeyFile?: string;
-  readonly signingAlgorithm?: string;
-  readonly clientMetadataUrl?: string;
-  readonly scopes?: readonly string[];
-  readonly grant: OAuthGrant;
-  readonly redirectPort?: number;
-}
+/** The same fields as the resolved block; its strings may still hold `${VAR}`. */
+export type ValidOAuthBlock = ResolvedOAuthConfig;
 
 const STRING_KEYS = ['clientId', 'clientSecret', 'privateKey', 'privateKeyFile', 'clientMetadataUrl'] as const;
 const ALLOWED_KEYS = [...STRING_KEYS, 'signingAlgorithm', 'scopes', 'grant', 'redirectPort'];

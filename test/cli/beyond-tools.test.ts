@@ -1,32 +1,17 @@
 // The CLI faces of issue 14: read, prompt, typings SERVER, list from saved catalogs (--refresh),
 // and --confirm-writes (refused off a terminal, asked on a pty).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingPath, filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../bindings/helpers.js';
+import { runProcess, type CliResult } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
-interface Result {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: string[], cwd: string, env: Record<string, string>, input = ''): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+function run(command: string, args: string[], cwd: string, env: Record<string, string>, input = ''): Promise<CliResult> {
+  return runProcess(command, args, { cwd, env, input });
 }
 
 describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function () {
@@ -34,7 +19,7 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
   let tmp: ReturnType<typeof tempDir>;
   let cache: string;
   let config: string;
-  const cli = (args: string[], input = ''): Promise<Result> =>
+  const cli = (args: string[], input = ''): Promise<CliResult> =>
     run(process.execPath, [BIN, ...args, '--config', config], tmp.dir, { XDG_CACHE_HOME: cache }, input);
 
   before(() => {
@@ -115,7 +100,7 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
   });
 
   it('--confirm-writes asks on a terminal: y calls, anything else refuses', async () => {
-    const onPty = (answer: string): Promise<Result> => {
+    const onPty = (answer: string): Promise<CliResult> => {
       const command = [process.execPath, BIN, 'call', 'fault', 'echo', '{"text":"via pty"}', '--confirm-writes', '--config', config]
         .map((word) => `'${word.replace(/'/g, `'\\''`)}'`)
         .join(' ');

@@ -1,38 +1,19 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../bindings/helpers.js';
+import { runProcess, type CliResult } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
-
-interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 const CACHE_HOME = mkdtempSync(join(tmpdir(), 'berry-cli-cache-'));
 after(() => rmSync(CACHE_HOME, { recursive: true, force: true }));
 
 function cli(args: string[], options: { cwd: string; input?: string; env?: Record<string, string> }): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd,
-      // Saved catalogs go to a temp cache, never the real home.
-      env: { ...process.env, XDG_CACHE_HOME: CACHE_HOME, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+  // Saved catalogs go to a temp cache, never the real home.
+  return runProcess(process.execPath, [BIN, ...args], { ...options, env: { XDG_CACHE_HOME: CACHE_HOME, ...options.env } });
 }
 
 describe('berry-mcp CLI', function () {

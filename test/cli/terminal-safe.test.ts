@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { terminalSafe } from '../../src/cli/terminal-safe.js';
 import { PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../bindings/helpers.js';
+import { runProcess, type CliResult } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 /** ESC, BEL, C1 CSI, CR and the bidi override: none may reach a terminal raw. */
 const RAW = /[\u001b\u0007\u009b\r\u202e]/;
 
-function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], cwd: string): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, ...args], { cwd });
 }
 
 describe('terminalSafe', () => {

@@ -3,18 +3,10 @@ import { spawn } from 'node:child_process';
 import { everythingPath, writeConfig } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
 import { BIN, run, serveStdio } from './helpers.js';
+import { runProcess, type CliResult } from '../cli/helpers.js';
 
-function serve(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end();
-  });
+function serve(args: string[]): Promise<CliResult> {
+  return runProcess(process.execPath, [BIN, 'serve', ...args], { cwd: process.cwd() });
 }
 
 describe('berry-mcp serve: the command line', function () {
