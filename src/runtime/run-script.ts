@@ -141,6 +141,7 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     argumentLimit: options.maxArgumentBytes,
     argumentCode: ARGUMENT_REFUSED,
     maxCalls: options.maxConcurrentCalls,
+    fillLimit: Math.floor((options.memoryLimitMb * 1024 * 1024) / 8),
   });
   run.phase = 'script';
   // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own

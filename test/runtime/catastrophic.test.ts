@@ -46,7 +46,8 @@ describe('runtime: scripts that make V8 give up do not take the host down', func
     assert.deepEqual(out['splitHuge'], ['SCRIPT_ERROR', 'RangeError']);
     assert.deepEqual(out['splitHugeOnChar'], ['SCRIPT_ERROR', 'RangeError']);
     assert.deepEqual(out['jsonParseHugeArray'], ['SCRIPT_ERROR', 'RangeError']);
-    assert.equal((out['concatHuge'] as string[])[0], 'SCRIPT_MEMORY_LIMIT');
+    // fill refuses more elements than the memory limit could hold (on Node 26 it took 25 s and 2 GB).
+    assert.deepEqual(out['concatHuge'], ['SCRIPT_ERROR', 'RangeError']);
     assert.equal((out['matchHuge'] as string[])[0], 'SCRIPT_MEMORY_LIMIT');
     assert.equal(out['after'], 42);
   });
@@ -54,17 +55,18 @@ describe('runtime: scripts that make V8 give up do not take the host down', func
   it('berry-mcp run reports it and exits with status 1, not hanging on the parked isolate', () => {
     const dir = mkdtempSync(join(tmpdir(), 'berry-oom-'));
     try {
-      writeFileSync(join(dir, 'oom.js'), ATTACKS['concatHuge']!);
+      writeFileSync(join(dir, 'oom.js'), ATTACKS['matchHuge']!);
       writeFileSync(join(dir, 'mcp.json'), '{ "mcpServers": {} }');
       const started = performance.now();
       const child = spawnSync(process.execPath, [join(PROJECT_ROOT, 'dist/src/bin.js'), 'run', 'oom.js', '--config', 'mcp.json'], {
         cwd: dir,
         encoding: 'utf8',
-        timeout: 60_000,
+        timeout: 90_000,
       });
       assert.equal(child.status, 1, `exit ${child.status} ${child.signal}: ${child.stderr.slice(-1000)}`);
       assert.match(child.stderr, /SCRIPT_MEMORY_LIMIT/);
-      assert.ok(performance.now() - started < 30_000);
+      // 5–13 s alone (Node 26, Node 20), slower under load; a hang would never end.
+      assert.ok(performance.now() - started < 60_000);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

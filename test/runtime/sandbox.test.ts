@@ -305,6 +305,26 @@ describe('sandbox resource classes', () => {
     assert.equal(bomb.error?.code, 'SCRIPT_MEMORY_LIMIT');
   });
 
+  it('Array.prototype.fill refuses more elements than the memory limit holds, at once; smaller fills behave as native', async () => {
+    const started = performance.now();
+    const record = await run(`
+      const tries = [
+        () => new Array(2 ** 27).fill(0),
+        () => Array.prototype.fill.call({ length: 2 ** 40 }, 1),
+        () => { const a = [1, 2, 3]; return a.fill(9, { valueOf() { a.length = 2 ** 27; return 0; } }); },
+      ];
+      const refused = tries.map((t) => { try { t(); return 'filled'; } catch (e) { return e.name; } });
+      return [refused, [1, 2, 3, 4, 5].fill(0, 1, -1), [1, 2, 3].fill(7, -2), Array.prototype.fill.call({ length: 2 }, 'x'), new Array(1e6).fill(1).length];`);
+    assert.deepEqual(record.result, [
+      ['RangeError', 'RangeError', 'RangeError'],
+      [1, 0, 0, 0, 5],
+      [1, 7, 7],
+      { 0: 'x', 1: 'x', length: 2 },
+      1e6,
+    ]);
+    assert.ok(performance.now() - started < 5_000, 'refused before any work');
+  });
+
   it('every output entry costs against the budget: an empty-output flood ends with a small record', async () => {
     const record = await run('for (let i = 0; i < 1e6; i++) { text(""); console.log(); } return "done";');
     assert.equal(record.result, 'done');
