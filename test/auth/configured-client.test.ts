@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isBerryError } from '../../src/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { firstText, testHost, type TestHost } from './helpers.js';
+import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const SECRET = 'cc-secret-Qm93xLw0';
 
@@ -14,7 +14,7 @@ describe('auth: configured clients (client credentials, pre-registered)', functi
   let tmp: ReturnType<typeof tempDir>;
   let fixture: OAuthFixture;
   let privatePem: string;
-  const hosts: TestHost[] = [];
+  const hosts = testHosts();
 
   before(async () => {
     tmp = tempDir('berry-auth-cc-');
@@ -23,9 +23,7 @@ describe('auth: configured clients (client credentials, pre-registered)', functi
     const publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
     fixture = await startOAuthFixture([`--client=machine:${SECRET}`, '--jwt-client=jwt-machine'], { FIXTURE_JWT_PUBLIC_KEY: publicPem });
   });
-  afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
-  });
+  afterEach(() => hosts.closeAll());
   after(async () => {
     await fixture.close();
     tmp.cleanup();
@@ -35,9 +33,7 @@ describe('auth: configured clients (client credentials, pre-registered)', functi
     const dir = join(tmp.dir, name);
     const configPath = writeConfig(dir, { svc: { url: fixture.url, oauth } });
     // No onAuthorizationUrl: client credentials never need one.
-    const made = testHost(configPath, join(dir, 'tokens'), false);
-    hosts.push(made);
-    return made;
+    return hosts.open(configPath, join(dir, 'tokens'), false);
   }
 
   it('gets a token with a client secret (from ${VAR}) and never shows the secret', async () => {
@@ -72,8 +68,7 @@ describe('auth: configured clients (client credentials, pre-registered)', functi
     process.env['BERRY_CC_SECRET'] = SECRET;
     const dir = join(tmp.dir, 'prereg');
     const configPath = writeConfig(dir, { svc: { url: fixture.url, oauth: { clientId: 'machine', clientSecret: '${BERRY_CC_SECRET}' } } });
-    const made = testHost(configPath, join(dir, 'tokens'));
-    hosts.push(made);
+    const made = hosts.open(configPath, join(dir, 'tokens'));
     const before = await fixture.stats();
     const result = await made.host.call({ server: 'svc', tool: 'whoami' });
     assert.equal(JSON.parse(firstText(result)).clientId, 'machine');

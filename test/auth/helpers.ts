@@ -46,6 +46,24 @@ export function testHost(configPath: string, tokenDir: string, interactive = tru
   return { host, logs, urls };
 }
 
+/** Test hosts that a test's afterEach closes: `open` makes one (as testHost), `closeAll` ends them all. */
+export function testHosts(): {
+  open(configPath: string, tokenDir: string, interactive?: boolean): TestHost;
+  closeAll(): Promise<void>;
+} {
+  const made: TestHost[] = [];
+  return {
+    open(configPath, tokenDir, interactive = true) {
+      const one = testHost(configPath, tokenDir, interactive);
+      made.push(one);
+      return one;
+    },
+    async closeAll() {
+      await Promise.all(made.splice(0).map((one) => one.host.close()));
+    },
+  };
+}
+
 /** Every token value in the token dir's records (to check they never leak). */
 export function storedSecrets(tokenDir: string): string[] {
   const secrets: string[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { firstText, testHost, type TestHost } from './helpers.js';
+import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));
 
@@ -43,12 +43,8 @@ describe('auth: refresh', function () {
   let fixture: OAuthFixture;
   let configPath: string;
   let tokenDir: string;
-  const hosts: TestHost[] = [];
-  const open = (interactive = true): TestHost => {
-    const made = testHost(configPath, tokenDir, interactive);
-    hosts.push(made);
-    return made;
-  };
+  const hosts = testHosts();
+  const open = (interactive = true): TestHost => hosts.open(configPath, tokenDir, interactive);
 
   before(async () => {
     tmp = tempDir('berry-auth-refresh-');
@@ -58,9 +54,7 @@ describe('auth: refresh', function () {
     const { host } = open();
     await host.call({ server: 'docs', tool: 'whoami' });
   });
-  afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
-  });
+  afterEach(() => hosts.closeAll());
   after(async () => {
     await fixture.close();
     tmp.cleanup();

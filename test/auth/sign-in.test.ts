@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { isBerryError } from '../../src/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { firstText, storedSecrets, testHost, type TestHost } from './helpers.js';
+import { firstText, storedSecrets, testHosts, type TestHost } from './helpers.js';
 
 describe('auth: sign-in against a real authorization server', function () {
   this.timeout(60_000);
@@ -13,12 +13,8 @@ describe('auth: sign-in against a real authorization server', function () {
   let fixture: OAuthFixture;
   let configPath: string;
   let tokenDir: string;
-  const hosts: TestHost[] = [];
-  const open = (interactive = true): TestHost => {
-    const made = testHost(configPath, tokenDir, interactive);
-    hosts.push(made);
-    return made;
-  };
+  const hosts = testHosts();
+  const open = (interactive = true): TestHost => hosts.open(configPath, tokenDir, interactive);
 
   before(async () => {
     tmp = tempDir('berry-auth-');
@@ -26,9 +22,7 @@ describe('auth: sign-in against a real authorization server', function () {
     tokenDir = join(tmp.dir, 'tokens');
     configPath = writeConfig(tmp.dir, { docs: { url: fixture.url } });
   });
-  afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
-  });
+  afterEach(() => hosts.closeAll());
   after(async () => {
     await fixture.close();
     tmp.cleanup();
@@ -147,8 +141,7 @@ describe('auth: sign-in against a real authorization server', function () {
 
   it('reuses the registered redirect port next time, and registers again when it is taken', async () => {
     const ownDir = join(tmp.dir, 'port-reuse');
-    const first = testHost(configPath, ownDir);
-    hosts.push(first);
+    const first = hosts.open(configPath, ownDir);
     const portOf = (url: string): number => Number(new URL(new URL(url).searchParams.get('redirect_uri')!).port);
     await first.host.authorize('docs');
     const port = portOf(first.urls[0]!);

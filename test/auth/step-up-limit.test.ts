@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { isBerryError } from '../../src/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { testHost, type TestHost } from './helpers.js';
+import { testHosts } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));
 
@@ -14,7 +14,7 @@ describe('auth: a step-up that cannot succeed', function () {
   let tmp: ReturnType<typeof tempDir>;
   let fixture: OAuthFixture;
   let configPath: string;
-  const hosts: TestHost[] = [];
+  const hosts = testHosts();
 
   before(async () => {
     tmp = tempDir('berry-auth-limit-');
@@ -22,17 +22,14 @@ describe('auth: a step-up that cannot succeed', function () {
     fixture = await startOAuthFixture(['--withhold=admin']);
     configPath = writeConfig(tmp.dir, { docs: { url: fixture.url } });
   });
-  afterEach(async () => {
-    await Promise.all(hosts.splice(0).map((h) => h.host.close()));
-  });
+  afterEach(() => hosts.closeAll());
   after(async () => {
     await fixture.close();
     tmp.cleanup();
   });
 
   it('signs in for the wider scope once, then fails with MCP_AUTH_REQUIRED (no loop)', async () => {
-    const made = testHost(configPath, join(tmp.dir, 'tokens-a'));
-    hosts.push(made);
+    const made = hosts.open(configPath, join(tmp.dir, 'tokens-a'));
     await made.host.call({ server: 'docs', tool: 'whoami' });
     const before = await fixture.stats();
     await assert.rejects(made.host.call({ server: 'docs', tool: 'admin_echo', arguments: { text: 'x' } }), (error: unknown) => {
