@@ -3,13 +3,12 @@
  * entries) and then one running sandbox. Measured in a fresh child process (this file run with
  * --probe) so that the other sections' heap does not count.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createHost } from '../src/index.js';
 import { childPidsOf } from '../test/fixtures/servers.js';
-import { faultEntry, NODE, tempDir, writeConfig } from './fixtures.js';
+import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
+import { isProbe, runProbe } from './probe.js';
 
 const SECTION = '9 memory';
 const CONNECTIONS = 10;
@@ -24,7 +23,7 @@ interface Probe {
 }
 
 export default async function memory(): Promise<Row[]> {
-  const probe = await runProbe();
+  const probe = await runProbe<Probe>(import.meta.url, { name: 'memory probe', timeoutMs: 60_000 });
   const note = `RSS of a fresh host process (${CONNECTIONS} fault-server entries)`;
   return [
     value(SECTION, 'host RSS, modules loaded, no connection', 'MB', probe.baselineRss / MB, { note }),
@@ -35,28 +34,6 @@ export default async function memory(): Promise<Row[]> {
   ];
 }
 
-function runProbe(): Promise<Probe> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['--no-node-snapshot', '--expose-gc', fileURLToPath(import.meta.url), '--probe'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4096)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        if (code !== 0) throw new Error(`memory probe exited ${code}: ${stderr.trim().split('\n').pop() ?? ''}`);
-        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as Probe);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
 
 /** The child side: builds the host, measures, prints one JSON line. */
 async function probe(): Promise<void> {
@@ -100,7 +77,7 @@ function rssOf(pid: number): number {
   }
 }
 
-if (process.argv.includes('--probe') && process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isProbe(import.meta.url)) {
   probe().then(
     () => process.exit(0),
     (error: unknown) => {

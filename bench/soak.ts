@@ -4,13 +4,12 @@
  * with --probe). Afterwards: no process left, no extra file descriptor, RSS within 30 MB of the
  * start (after a warm-up, so the start counts loaded modules and JIT code).
  */
-import { spawn } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createHost } from '../src/index.js';
 import { childPidsOf, processAlive } from '../test/fixtures/servers.js';
-import { faultEntry, NODE, tempDir, writeConfig } from './fixtures.js';
+import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
+import { isProbe, runProbe } from './probe.js';
 
 const SECTION = '12 soak';
 const RUNS = 1000;
@@ -30,7 +29,13 @@ interface Soak {
 }
 
 export default async function soak(log: (message: string) => void = () => {}): Promise<Row[]> {
-  const s = await runProbe(log);
+  const s = await runProbe<Soak>(import.meta.url, {
+    name: 'soak probe',
+    timeoutMs: 600_000,
+    onStderrLine: (line) => {
+      if (line.startsWith('soak:')) log(line);
+    },
+  });
   const rssGrowth = (s.rssEnd - s.rssStart) / MB;
   return [
     value(SECTION, `${s.runs} host.run scripts (one call each) + ${s.cycles} connect/close cycles: failures`, 'count', s.failures, {
@@ -45,31 +50,6 @@ export default async function soak(log: (message: string) => void = () => {}): P
   ];
 }
 
-function runProbe(log: (message: string) => void): Promise<Soak> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(NODE, ['--no-node-snapshot', '--expose-gc', fileURLToPath(import.meta.url), '--probe'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      stderr = (stderr + d).slice(-4096);
-      for (const line of d.split('\n')) if (line.startsWith('soak:')) log(line);
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      try {
-        if (code !== 0) throw new Error(`soak probe exited ${code}: ${stderr.trim().split('\n').pop() ?? ''}`);
-        resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as Soak);
-      } catch (error) {
-        reject(error);
-      }
-    });
-  });
-}
 
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
@@ -141,7 +121,7 @@ async function probe(): Promise<void> {
   remove();
 }
 
-if (process.argv.includes('--probe') && process.argv[1] === fileURLToPath(import.meta.url)) {
+if (isProbe(import.meta.url)) {
   probe().then(
     () => process.exit(0),
     (error: unknown) => {
