@@ -34,6 +34,8 @@ import { ServerCatalog } from './server-catalog.js';
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
+/** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
+const EVENT_STREAM_WAIT_MS = 2000;
 
 export interface OpenConnectionOptions {
   readonly machine: Machine;
@@ -96,6 +98,8 @@ export class ServerConnection {
     const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
     const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
     const started = Date.now();
+    let eventStreamSettled: () => void = () => {};
+    const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
     const transport =
       config.kind === 'stdio'
         ? new MachineStdioTransport({
@@ -108,6 +112,7 @@ export class ServerConnection {
             machine,
             url: config.url,
             headers: config.headers,
+            onEventStream: () => eventStreamSettled(),
             ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
           });
     const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
@@ -178,6 +183,12 @@ export class ServerConnection {
     }
     if (transport instanceof MachineStdioTransport) {
       log({ server: config.name, kind: 'spawned', message: `spawned pid ${transport.pid ?? '?'}` });
+    } else {
+      // The SDK opens the GET stream without waiting for it; a first call sent before the server has
+      // it loses every server request sent outside that call's POST (an elicitation, a sampling).
+      if (!(await settledWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
+        log({ server: config.name, kind: 'connecting', message: `no answer to the GET event stream in ${EVENT_STREAM_WAIT_MS} ms; going on without waiting for it` });
+      }
     }
     const version = client.getServerVersion();
     log({
@@ -431,4 +442,21 @@ export class ServerConnection {
     })();
     return this.#closing;
   }
+}
+
+/** Whether `promise` settles within `ms` (false also when `signal` aborts first); never throws. */
+async function settledWithin(promise: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+  if (signal?.aborted) return false;
+  let timer: NodeJS.Timeout | undefined;
+  let forget: (() => void) | undefined;
+  const settled = await Promise.race([
+    promise.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), ms);
+      forget = signal ? onAbort(signal, () => resolve(false)) : undefined;
+    }),
+  ]);
+  clearTimeout(timer);
+  forget?.();
+  return settled;
 }

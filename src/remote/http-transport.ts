@@ -42,6 +42,8 @@ export interface HttpTransportOptions {
   readonly authProvider?: OAuthClientProvider | undefined;
   /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
   readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
+  /** Called once the standalone GET event stream is open, refused or not coming (see createMcpFetch). */
+  readonly onEventStream?: () => void;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
@@ -53,6 +55,7 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
       fetch: options.wrapFetch ? options.wrapFetch(createMachineFetch(options.machine)) : createMachineFetch(options.machine),
       authFlow: options.authProvider !== undefined,
       resume: RESUME,
+      ...(options.onEventStream ? { onEventStream: options.onEventStream } : {}),
     }),
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),

@@ -6,7 +6,8 @@
  * - an error status becomes an HttpStatusError that names the status and whether a session was sent;
  * - a POST's event stream that ends before its response is resumed (see resumable-stream.ts);
  * - `notifications/cancelled` aborts the POST of the request it cancels, so a timed-out or
- *   cancelled call holds no HTTP request open.
+ *   cancelled call holds no HTTP request open;
+ * - it tells when the standalone GET event stream is settled (see onEventStream).
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { httpStatusError } from './http-status-error.js';
@@ -25,6 +26,13 @@ export interface McpFetchOptions {
     readonly maxRetryMs: number;
     readonly closeGraceMs: number;
   };
+  /**
+   * Called once when the standalone GET event stream is open (its headers arrived: the server has
+   * registered it), refused or failed, or when the answer to `notifications/initialized` means the
+   * SDK opens none. Until then a server request sent outside any POST (an `elicitation/create`
+   * without a related request id, as the SDK's own examples send it) has nowhere to go and is lost.
+   */
+  readonly onEventStream?: () => void;
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.
@@ -35,6 +43,12 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   const endpoint = options.endpoint.href;
   /** POSTs in flight, by the JSON key of the request id they carry. */
   const inflight = new Map<string, AbortController>();
+  let eventStreamPending = true;
+  const eventStreamSettled = (): void => {
+    if (!eventStreamPending) return;
+    eventStreamPending = false;
+    options.onEventStream?.();
+  };
 
   const failStatus = async (method: string, response: Response, hadSession: boolean): Promise<Response> => {
     if (options.authFlow && (response.status === 401 || response.status === 403)) return response;
@@ -42,7 +56,12 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   };
 
   async function get(url: string | URL, init: RequestInit | undefined, hadSession: boolean): Promise<Response> {
-    const response = await base(url, init);
+    let response: Response;
+    try {
+      response = await base(url, init);
+    } finally {
+      eventStreamSettled();
+    }
     if (response.ok) return response;
     // 405 is the spec's "no GET stream"; without a session a 404 can only mean the same.
     if (response.status === 405 || (!hadSession && response.status === 404)) {
@@ -53,7 +72,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
   }
 
   async function post(url: string | URL, init: RequestInit, headers: Headers, hadSession: boolean): Promise<Response> {
-    const { requests, cancels } = inspect(init.body);
+    const { requests, cancels, initialized } = inspect(init.body);
     for (const id of cancels) inflight.get(JSON.stringify(id))?.abort();
     // Each POST gets its own signal, linked to the transport's: undici adds a listener to the signal
     // it is given and keeps it past the response, which piled up on the transport's long-lived one.
@@ -73,8 +92,11 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
       response = await base(url, { ...init, signal: ac.signal });
     } catch (error) {
       done();
+      if (initialized) eventStreamSettled();
       throw error;
     }
+    // The SDK opens the GET stream only after a 202 to `notifications/initialized`.
+    if (initialized && response.status !== 202) eventStreamSettled();
     if (!response.ok) {
       done();
       return failStatus('POST', response, hadSession);
@@ -116,21 +138,28 @@ function resumeHeaders(post: Headers, lastEventId: string): Headers {
   return headers;
 }
 
-/** The ids of the requests a POST body carries, and of the requests it cancels. */
-function inspect(body: unknown): { requests: JsonRpcId[]; cancels: JsonRpcId[] } {
+interface PostBody {
+  readonly requests: JsonRpcId[];
+  readonly cancels: JsonRpcId[];
+  readonly initialized: boolean;
+}
+
+/** The ids of the requests a POST body carries, of the requests it cancels, and whether it ends the handshake. */
+function inspect(body: unknown): PostBody {
   const requests: JsonRpcId[] = [];
   const cancels: JsonRpcId[] = [];
-  if (typeof body !== 'string') return { requests, cancels };
+  let initialized = false;
+  if (typeof body !== 'string') return { requests, cancels, initialized };
   if (body.length > INSPECT_LIMIT) {
     const id = /"id":(-?\d+|"(?:[^"\\]|\\.)*")\}$/.exec(body.slice(-200));
     if (id && body.startsWith('{"method":')) requests.push(JSON.parse(id[1]!) as JsonRpcId);
-    return { requests, cancels };
+    return { requests, cancels, initialized };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
-    return { requests, cancels };
+    return { requests, cancels, initialized };
   }
   for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
     if (typeof message !== 'object' || message === null) continue;
@@ -138,8 +167,9 @@ function inspect(body: unknown): { requests: JsonRpcId[]; cancels: JsonRpcId[] }
     if (typeof m.method !== 'string') continue;
     if (isId(m.id)) requests.push(m.id);
     else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) cancels.push(m.params.requestId);
+    else if (m.method === 'notifications/initialized') initialized = true;
   }
-  return { requests, cancels };
+  return { requests, cancels, initialized };
 }
 
 function isId(value: unknown): value is JsonRpcId {
