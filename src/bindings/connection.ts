@@ -17,6 +17,7 @@ import {
   closeHttpTransport,
   createHttpTransport,
   HttpStatusError,
+  settlesWithin,
   type Machine,
 } from '../remote/index.js';
 import { authRequiredError, mapAuthError, type OAuthSession } from '../auth/index.js';
@@ -186,7 +187,7 @@ export class ServerConnection {
     } else {
       // The SDK opens the GET stream without waiting for it; a first call sent before the server has
       // it loses every server request sent outside that call's POST (an elicitation, a sampling).
-      if (!(await settledWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
+      if (!(await settlesWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
         log({ server: config.name, kind: 'connecting', message: `no answer to the GET event stream in ${EVENT_STREAM_WAIT_MS} ms; going on without waiting for it` });
       }
     }
@@ -444,19 +445,3 @@ export class ServerConnection {
   }
 }
 
-/** Whether `promise` settles within `ms` (false also when `signal` aborts first); never throws. */
-async function settledWithin(promise: Promise<void>, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return false;
-  let timer: NodeJS.Timeout | undefined;
-  let forget: (() => void) | undefined;
-  const settled = await Promise.race([
-    promise.then(() => true),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-      forget = signal ? onAbort(signal, () => resolve(false)) : undefined;
-    }),
-  ]);
-  clearTimeout(timer);
-  forget?.();
-  return settled;
-}

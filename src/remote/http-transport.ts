@@ -5,6 +5,7 @@ import type { RequestInit as UndiciRequestInit } from 'undici';
 import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
+import { settlesWithin } from './settles-within.js';
 
 /**
  * Response streams: reconnections in a row that may fail, their delays, and how long a server may
@@ -76,10 +77,6 @@ export async function closeHttpTransport(
   transport: StreamableHTTPClientTransport,
   timeoutMs = 2000,
 ): Promise<void> {
-  const timer = AbortSignal.timeout(timeoutMs);
-  await Promise.race([
-    transport.terminateSession().catch(() => {}),
-    new Promise((resolve) => timer.addEventListener('abort', resolve, { once: true })),
-  ]);
+  await settlesWithin(transport.terminateSession().catch(() => {}), timeoutMs);
   await transport.close().catch(() => {});
 }

@@ -10,3 +10,4 @@ export type { LifetimeEndEvent, LifetimeEndListener } from './ssh-machine.js';
 export type { SshMachineOptions } from './ssh-options.js';
 export { HttpStatusError } from './http-status-error.js';
 export { STREAM_LOST_MARK } from './resumable-stream.js';
+export { settlesWithin } from './settles-within.js';

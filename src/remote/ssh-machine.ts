@@ -7,6 +7,7 @@ import { connectSsh, type HostKeyPin } from './ssh-connect.js';
 import { abortable, SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
 import { normalizeSshMachineOptions, type NormalizedSshOptions, type SshMachineOptions } from './ssh-options.js';
+import { settlesWithin } from './settles-within.js';
 import { startSshProcess } from './ssh-process.js';
 
 /** Reported once when an established SSH connection ends (dropped, failed keepalive, closed). */
@@ -138,12 +139,7 @@ export class SshMachine implements Machine {
     if (!connection) return;
     connection.close();
     // An orderly disconnect answers at once; a dead peer must not hold close() up.
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, 2000).unref();
-    });
-    await Promise.race([connection.ended, grace]);
-    clearTimeout(timer);
+    await settlesWithin(connection.ended, 2000);
   }
 
   #connection(signal?: AbortSignal): Promise<SshConnection> {

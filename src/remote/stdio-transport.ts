@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { setTimeout as delay } from 'node:timers/promises';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from './machine.js';
 import { LineReader, LineTooLongError } from './line-reader.js';
+import { settlesWithin } from './settles-within.js';
 import { TailBuffer } from './stderr-tail.js';
 
 /** Default cap on one message from a server's stdout: results of 100 MB and more fit. */
@@ -266,13 +266,8 @@ export class MachineStdioTransport implements Transport {
 
   async #boundedDrain(child: MachineProcess): Promise<void> {
     if (child.stdout.readableEnded || child.stdout.destroyed) return;
-    const drainMs = this.#options.shutdown?.drainMs ?? 200;
-    const ac = new AbortController();
-    await Promise.race([
-      new Promise((resolve) => child.stdout.once('close', resolve)),
-      delay(drainMs, undefined, { signal: ac.signal, ref: false }).catch(() => {}),
-    ]);
-    ac.abort();
+    const closed = new Promise((resolve) => child.stdout.once('close', resolve));
+    await settlesWithin(closed, this.#options.shutdown?.drainMs ?? 200);
   }
 
   #destroyPipes(child: MachineProcess): void {
@@ -319,18 +314,6 @@ export class MachineStdioTransport implements Transport {
     child.killGroup('SIGKILL');
     this.#destroyPipes(child);
     this.#notifyClosed();
-  }
-}
-
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  const ac = new AbortController();
-  try {
-    return await Promise.race([
-      promise.then(() => true),
-      delay(ms, false, { signal: ac.signal, ref: false }),
-    ]);
-  } finally {
-    ac.abort();
   }
 }
 

@@ -109,46 +109,41 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
   describe('the GET event stream, where the server sends requests outside any POST', () => {
     // The fixture sends elicitation/create without a related request id: on the GET stream only.
     // The SDK opens that stream without waiting; the host waits (bounded) before the first call.
-    const connectTo = async (args: string[]): Promise<{ host: McpHost; events: LogEvent[]; close: () => Promise<void> }> => {
+    /** A host on a fixture started with `args`; both are closed after `body`. */
+    const withFixture = async (args: string[], body: (host: McpHost, events: LogEvent[]) => Promise<void>): Promise<void> => {
       const slow = await startHttpFixture(args);
       const dir = tempDir();
       writeConfig(dir.dir, { fixture: { url: slow.url } });
       const events: LogEvent[] = [];
       const host = createMcpHost({ cwd: dir.dir, configPath: 'mcp.json', onLog: (e) => events.push(e), onElicitation: async () => ({ action: 'decline' }) });
-      return { host, events, close: async () => { await host.close(); await slow.close(); dir.cleanup(); } };
+      try {
+        await body(host, events);
+      } finally {
+        await host.close();
+        await slow.close();
+        dir.cleanup();
+      }
     };
     const waitedTooLong = (events: LogEvent[]): boolean => events.some((e) => /no answer to the GET event stream/.test(e.message));
 
-    it('a first call on a new connection is sent only once the stream is open, so its elicitation arrives', async () => {
-      const { host, events, close } = await connectTo(['--get-delay-ms=500']);
-      try {
+    it('a first call on a new connection is sent only once the stream is open, so its elicitation arrives', () =>
+      withFixture(['--get-delay-ms=500'], async (host, events) => {
         assert.deepEqual(await elicit(host), { action: 'decline' });
         assert.equal(waitedTooLong(events), false);
-      } finally {
-        await close();
-      }
-    });
+      }));
 
-    it('a stream that does not open in 2 s is not waited for longer; the connection works without it', async () => {
-      const { host, events, close } = await connectTo(['--get-delay-ms=60000']);
-      try {
+    it('a stream that does not open in 2 s is not waited for longer; the connection works without it', () =>
+      withFixture(['--get-delay-ms=60000'], async (host, events) => {
         const echo = await host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'without the stream' } });
         assert.deepEqual(echo.content, [{ type: 'text', text: 'without the stream' }]);
         assert.equal(waitedTooLong(events), true);
-      } finally {
-        await close();
-      }
-    });
+      }));
 
-    it('a server without a GET stream (405) is not waited for', async () => {
-      const { host, events, close } = await connectTo(['--get-status=405']);
-      try {
+    it('a server without a GET stream (405) is not waited for', () =>
+      withFixture(['--get-status=405'], async (host, events) => {
         const echo = await host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'no stream' } });
         assert.deepEqual(echo.content, [{ type: 'text', text: 'no stream' }]);
         assert.equal(waitedTooLong(events), false);
-      } finally {
-        await close();
-      }
-    });
+      }));
   });
 });
