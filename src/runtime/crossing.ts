@@ -31,7 +31,7 @@ export function marginBytes(memoryLimitBytes: number): number {
  * slots, numbers). Measured on Node 20: 5–8 bytes for MCP-like arrays of objects, 6 for small
  * integers, 18–30 for empty arrays, objects and floats, 130 per key of one object with 100,000
  * distinct keys. An answer whose parse outgrows the estimate ends the run with SCRIPT_MEMORY_LIMIT,
- * never the process: only the copy has to be exact.
+ * never the process (see toCrossing).
  */
 export const PARSE_BYTES_PER_TOKEN = 16;
 
