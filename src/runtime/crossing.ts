@@ -113,12 +113,14 @@ export class CrossingGate {
     this.#turn = new Promise((resolve) => (next = resolve));
     try {
       await previous;
+      // Answers let through while this measures are not in it: they stay counted afterwards.
+      const counted = this.#spent;
       let room = await this.#room(false);
       const need = most + this.#margin <= room ? most : bytes + PARSE_BYTES_PER_TOKEN * structuralTokens(envelope);
       if (need + this.#margin > room && need + this.#margin <= this.#limitBytes) room = await this.#room(true);
       if (need + this.#margin > room) return this.#tooLarge(name, bytes, need, room);
       this.#budget = (room - need - this.#margin) / 4;
-      this.#spent = 0;
+      this.#spent -= counted;
       return undefined;
     } catch {
       return { name: 'Error', message: `tools.${name}(): the run ended before its answer could be delivered.` };
