@@ -138,7 +138,7 @@ export class CrossingGate {
         `tools.${name}(): the answer is ${mb(bytes)} MB (${bytes} bytes) and would need about ${mb(need + this.#margin)} MB ` +
         `of this run's memory (parsed, with room to work), but the run has ${mb(Math.max(0, room))} MB of its ${limitMb} MB ` +
         'memory limit (memoryLimitMb) free. Nothing was copied into the sandbox. ' +
-        'Ask for less in one call (a page, a range, a smaller file), or raise the limit.',
+        'Ask for less in one call (a page, a range, a smaller file), or raise the memory limit.',
       code: RESULT_TOO_LARGE,
     };
   }

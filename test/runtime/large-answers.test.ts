@@ -61,7 +61,7 @@ describe('runtime: answers too large for the sandbox fail their call, never the 
     assert.equal(failed.name, 'RangeError');
     assert.match(failed.message, /^tools\.big\(\): the answer is 24\.0 MB \(\d+ bytes\)/);
     assert.match(failed.message, /of its 16 MB memory limit \(memoryLimitMb\) free\. Nothing was copied/);
-    assert.match(failed.message, /Ask for less in one call .*, or raise the limit\.$/);
+    assert.match(failed.message, /Ask for less in one call .*, or raise the memory limit\.$/);
     assert.equal(after, 'fine');
   });
 
