@@ -27,6 +27,7 @@ export async function getPrompt(
     `prompts/get "${name}"`,
     (options) => connection.client.getPrompt({ name, arguments: args }, options),
     signal,
+    server,
   );
 }
 
