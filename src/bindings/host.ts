@@ -388,11 +388,14 @@ class Host implements McpHost {
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
     // A start failure backing off answers at once, with the tools of a saved catalog if there is one.
+    let dial = refresh;
     if (!refresh && slot.status === 'ok') {
       const failed = this.#pendingFailure(prepared, slot.config);
       if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, await this.#store?.load(slot.config.fingerprint, signal));
+      // Its window is over: the one attempt it is due, not a saved catalog that says all is well.
+      dial = this.#backoff.recorded(this.#key(prepared.lifetime, slot.config));
     }
-    const saved = refresh ? undefined : await this.#savedStatus(prepared, slot, signal);
+    const saved = dial ? undefined : await this.#savedStatus(prepared, slot, signal);
     if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal, refresh);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };

@@ -73,6 +73,11 @@ export class StartBackoff {
     return failure && now < failure.retryAt ? new StartBackoffError(server, failure, now) : undefined;
   }
 
+  /** True while a failure of `key` is on record, its window over or not (no start has succeeded since). */
+  recorded(key: string): boolean {
+    return this.#failures.has(key);
+  }
+
   /** Records a failed start of `key`; anything but a real start failure is ignored. */
   failed(key: string, error: unknown, now = Date.now()): void {
     if (this.#initialMs === 0 || !(error instanceof ServerStartError)) return;
