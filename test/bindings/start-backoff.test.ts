@@ -7,7 +7,7 @@ import { createMcpHost, type LogEvent, type McpHost, type ServerStatus } from '.
 import { StartBackoff, StartBackoffError } from '../../src/bindings/start-backoff.js';
 import { BerryError, isBerryError, type BerryError as BerryErrorType } from '../../src/errors.js';
 import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { closedPort, faultEntry, tempDir } from './helpers.js';
 
 /** Never answers initialize: the issue's dead server. `timeout: 1` makes its init limit 1 s. */
 const dead = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeout: 1 };
@@ -172,6 +172,16 @@ describe('a server that failed to start backs off', function () {
     await new Promise((resolve) => setTimeout(resolve, (call.error as StartBackoffError).retryAt - Date.now() + 50));
     const back = statusOf((await h.list({})).servers, 'flaky');
     assert.ok(back.status === 'connected' && back.cached === undefined, JSON.stringify(back));
+  });
+
+  it('an HTTP server that refuses the connection backs off too', async () => {
+    writeConfig(tmp.dir, { gone: { url: `http://127.0.0.1:${await closedPort()}/mcp` } });
+    const h = host();
+    const first = await rejection(h.call({ server: 'gone', tool: 'x', arguments: {} }));
+    assert.equal(first.error.code, 'MCP_CONNECT_FAILED');
+    assert.ok(!(first.error instanceof StartBackoffError));
+    const second = await rejection(h.call({ server: 'gone', tool: 'x', arguments: {} }));
+    assert.ok(second.error instanceof StartBackoffError && second.error.code === 'MCP_CONNECT_FAILED', second.error.message);
   });
 
   it('a call that failed after connecting is no start failure: the next operation goes ahead (and nothing is replayed)', async () => {
