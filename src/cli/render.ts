@@ -32,10 +32,7 @@ function listText(result: ListResult): string {
     } else if (server.status === 'auth_required') {
       blocks.push(`${server.name}  auth_required  ${server.transport}\n${indentLines(server.error.message, '  ')}`);
     } else {
-      const error = `${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`;
-      // A server backing off after a failed start still shows the tools of its saved catalog.
-      const saved = server.tools && server.cached ? `\n  tools of the saved catalog, ${age(server.cached.ageMs)} old:\n${table(server.tools.map((t) => [t.name, t.description]), '    ')}` : '';
-      blocks.push(error + saved);
+      blocks.push(`${server.name}  error  ${server.error.code}\n${indentLines(server.error.message, '  ')}`);
     }
   }
   return `${blocks.join('\n\n')}\n\n${summaryLine(result)} (config: ${result.configPath})`;
