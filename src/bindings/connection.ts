@@ -246,8 +246,8 @@ export class ServerConnection {
   }
 
   /** The whole tool catalog, following tools/list cursors; cached until tools/list_changed. */
-  async listTools(signal?: AbortSignal): Promise<Tool[]> {
-    return (await this.catalog.list('tools', signal)).items;
+  async listTools(signal?: AbortSignal, server?: string): Promise<Tool[]> {
+    return (await this.catalog.list('tools', signal, server)).items;
   }
 
   /** Sends one request with the entry's timeout; failures become typed errors naming `server` (dead transports evict). */

@@ -36,9 +36,9 @@ export async function describeServer(
     });
   const [tools, resources, templates, prompts] = await Promise.all([
     visibleTools(connection, entry, signal),
-    orEmpty('resources/list', catalog.list('resources', signal)),
-    orEmpty('resources/templates/list', catalog.list('resourceTemplates', signal)),
-    orEmpty('prompts/list', catalog.list('prompts', signal)),
+    orEmpty('resources/list', catalog.list('resources', signal, entry.name)),
+    orEmpty('resources/templates/list', catalog.list('resourceTemplates', signal, entry.name)),
+    orEmpty('prompts/list', catalog.list('prompts', signal, entry.name)),
   ]);
   const info = connection.client.getServerVersion();
   const instructions = connection.client.getInstructions();

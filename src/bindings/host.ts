@@ -350,7 +350,7 @@ class Host implements McpHost {
     if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
     if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal), signal, force);
+      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal, slot.name), signal, force);
       const all = listing.items;
       if (this.#store) {
         const name = slot.name;
@@ -414,7 +414,7 @@ class Host implements McpHost {
             // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
             const prompts =
               slot.status === 'ok'
-                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal), signal).then(
+                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal, slot.name), signal).then(
                     (listing) => listing.items,
                     () => [],
                   )

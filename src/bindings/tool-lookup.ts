@@ -14,7 +14,7 @@ import { applyToolFilter, filterKey, isFilteredOut, type FilteredEntry } from '.
 
 /** The catalog's tools minus the ones `entry` filters out. */
 export async function visibleTools(connection: ServerConnection, entry: FilteredEntry, signal: AbortSignal | undefined): Promise<Tool[]> {
-  return applyToolFilter(await connection.listTools(signal), entry.toolFilter);
+  return applyToolFilter(await connection.listTools(signal, entry.name), entry.toolFilter);
 }
 
 /** The tool from the settled catalog without awaiting (the call hot path), unless filtered out. */
@@ -32,11 +32,11 @@ export async function findTool(
 ): Promise<Tool> {
   const { name: server, toolFilter } = entry;
   const cachedBefore = connection.catalog.ageMs('tools') !== undefined;
-  let tools = await connection.listTools(signal);
+  let tools = await connection.listTools(signal, entry.name);
   let found = tools.find((t) => t.name === name);
   if (!found && cachedBefore && !isFilteredOut(name, toolFilter)) {
     connection.catalog.invalidate('tools');
-    tools = await connection.listTools(signal);
+    tools = await connection.listTools(signal, entry.name);
     found = tools.find((t) => t.name === name);
   }
   const visible = applyToolFilter(tools, toolFilter);

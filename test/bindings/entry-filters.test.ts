@@ -55,6 +55,20 @@ describe('tool filters and names come from the entry of each operation', functio
     assert.equal((await host.call({ server: 'spy', tool: 'echo', arguments: { text: 'again' } })).isError, undefined);
   });
 
+  it('a twin that gives up waiting for a shared tools/list is told in its own name', async () => {
+    writeConfig(tmp.dir, { spy: faultEntry(['--slow-list=1500']), filtered: faultEntry(['--slow-list=1500'], { disabledTools: ['echo'] }) });
+    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
+    await host.call({ server: 'spy', tool: 'add_tool', arguments: { name: 'extra' } });
+    // add_tool's tools/list_changed emptied the shared cache: the next describe waits for a new listing.
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 300);
+    await assert.rejects(host.describe({ server: 'filtered', tool: 'whoami' }, { signal: ac.signal }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_CANCELLED', String(error));
+      assert.equal(error.message, 'Listing tools of server "filtered" was cancelled.');
+      return true;
+    });
+  });
+
   for (const opener of ['spy', 'filtered'] as const) {
     it(`twins with one command and different filters each keep their own filter and name (opened by ${opener})`, async () => {
       writeConfig(tmp.dir, { spy: faultEntry(), filtered: faultEntry([], { disabledTools: ['echo'] }) });
@@ -88,7 +102,7 @@ describe('tool filters and names come from the entry of each operation', functio
 
       // Progress and errors of a call name the entry it was made through.
       const events: ProgressEvent[] = [];
-      await host.call({ server: other, tool: 'progress', arguments: { steps: 2, intervalMs: 10 } }, { onProgress: (e) => events.push(e) });
+      await host.call({ server: other, tool: 'progress', arguments: { steps: 2, intervalMs: 200 } }, { onProgress: (e) => events.push(e) });
       assert.deepEqual(events.map((e) => e.server), [other, other]);
       const ac = new AbortController();
       const sleeping = host.call({ server: other, tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal });
