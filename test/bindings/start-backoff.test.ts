@@ -5,7 +5,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost, type ServerStatus } from '../../src/bindings/index.js';
 import { StartBackoff, StartBackoffError } from '../../src/bindings/start-backoff.js';
-import { BerryError, isBerryError, type BerryError as BerryErrorType } from '../../src/errors.js';
+import { BerryError, ServerStartError, isBerryError } from '../../src/errors.js';
 import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
 import { closedPort, faultEntry, tempDir } from './helpers.js';
 
@@ -24,7 +24,7 @@ async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
   return { value, ms: Date.now() - started };
 }
 
-async function rejection(work: Promise<unknown>): Promise<{ error: BerryErrorType; ms: number }> {
+async function rejection(work: Promise<unknown>): Promise<{ error: BerryError; ms: number }> {
   const started = Date.now();
   const error = await work.then(
     () => assert.fail('expected a rejection'),
@@ -202,5 +202,21 @@ describe('a server that failed to start backs off', function () {
     record.failed('k', new BerryError('MCP_TIMEOUT', 'slow call'));
     assert.equal(record.pending('k', 's'), undefined);
     assert.throws(() => createMcpHost({ startBackoffMs: -1 }), /startBackoffMs must be a non-negative number/);
+    // The window doubles up to the cap; a success forgets it, and the next failure starts over.
+    const start = new ServerStartError('Server "s" failed to start (x): no answer to initialize within 1 s', { server: 's', durationMs: 1000 });
+    const windows: number[] = [];
+    let now = 0;
+    for (let i = 0; i < 5; i++) {
+      record.failed('k', start, now);
+      const pending = record.pending('k', 's', now);
+      assert.ok(pending);
+      windows.push(pending.retryAt - now);
+      assert.equal(record.pending('k', 's', pending.retryAt), undefined);
+      now = pending.retryAt;
+    }
+    assert.deepEqual(windows, [1000, 2000, 4000, 4000, 4000]);
+    record.succeeded('k');
+    record.failed('k', start, now);
+    assert.equal(record.pending('k', 's', now)?.retryAt, now + 1000);
   });
 });
