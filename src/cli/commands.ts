@@ -106,7 +106,7 @@ export const COMMANDS = {
     summary: 'add a server to the config, once it starts and lists its tools',
     details:
       'Builds the entry, checks it as list would (starts the server, lists its tools) and only then\nwrites it at the end of mcpServers, leaving the rest of the file as it is (temp file + rename).\nA server that fails the check is not saved (exit 2). Words after -- are the command as your shell\nsplit them; a single word with blanks is split like a shell would (quotes, backslashes), nothing\nexpanded. --cwd is the server\'s working directory. Write secrets as ${VAR}: they are expanded from\nthe target machine\'s environment when the server starts.\n  berry-mcp add fs -- npx -y @modelcontextprotocol/server-filesystem "/srv/my docs"\n  berry-mcp add fs -- "npx -y @modelcontextprotocol/server-filesystem \'/srv/my docs\'"\n  berry-mcp add docs https://example.com/mcp --header \'Authorization=Bearer ${DOCS_TOKEN}\'',
-    arity: [2, Infinity],
+    arity: [1, Infinity],
     options: [...HOST_OPTIONS, 'env', 'header', 'disabled', 'no-check', 'replace', 'help'],
     load: async () => (await import('./add-command.js')).addCommand,
   },

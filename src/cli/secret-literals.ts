@@ -32,10 +32,10 @@ function looksSecret(name: string | undefined, value: string): boolean {
   return KNOWN_PREFIX.test(value) || (/[0-9]/.test(value) && /[a-z]/.test(value) && /[A-Z]/.test(value) && !value.includes('/'));
 }
 
-/** `${NAME}` a person could use instead: the env key itself, else one made from the server and the header. */
+/** A `${NAME}` a person could use instead: made from the server and where the value goes, e.g. DOCS_TOKEN. */
 function variableFor(server: string, name: string): string {
   const base = `${server}_${name}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
-  return /^[A-Z_][A-Z0-9_]*$/.test(name) ? name : /^[0-9]/.test(base) ? `_${base}` : base;
+  return /^[0-9]/.test(base) ? `_${base}` : base;
 }
 
 export interface LiteralSources {
@@ -56,7 +56,8 @@ export function secretLiteralWarnings(sources: LiteralSources): string[] {
     );
   };
   for (const [key, value] of Object.entries(sources.env ?? {})) {
-    if (looksSecret(key, value)) warn(`--env ${key}`, variableFor(sources.server, key));
+    // An env key that is a variable name already is the one to use.
+    if (looksSecret(key, value)) warn(`--env ${key}`, /^[A-Z_][A-Z0-9_]*$/.test(key) ? key : variableFor(sources.server, key));
   }
   for (const [name, value] of Object.entries(sources.headers ?? {})) {
     if (looksSecret(name, value)) warn(`the value of header ${name}`, variableFor(sources.server, name === 'Authorization' ? 'TOKEN' : name));
