@@ -1,6 +1,6 @@
 import type { ServerStatus } from '../bindings/index.js';
 import { configuredNames, replaceConfigText, withServer } from '../config/index.js';
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 import { json } from './blocks.js';
 import { CandidateMachine } from './candidate-machine.js';
 import { configFileOf } from './config-file.js';

@@ -1,6 +1,6 @@
 import { resolveConfigPath } from '../config/index.js';
 import type { Machine } from '../remote/index.js';
-import type { CliArgs } from './args.js';
+import type { CliArgs } from './cli-args.js';
 import type { CliIo } from './context.js';
 
 /**

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import type { Machine } from '../remote/index.js';
 // Not the remote face: it loads the MCP transports and ssh2, which a local run does not need.
 import { LocalMachine } from '../remote/local-machine.js';
-import { UsageError, type CliArgs } from './args.js';
+import type { CliArgs } from './cli-args.js';
+import { UsageError } from './usage-error.js';
 
 export interface SshTarget {
   readonly username: string | undefined;

@@ -3,7 +3,7 @@ import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs, UsageError, type CliArgs } from './args.js';
-import { COMMANDS, isRawCommand, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
 import { terminalSafe } from './terminal-safe.js';
@@ -60,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
-    const handler = await (COMMANDS[args.command] as CommandSpec).load();
+    const handler = await (COMMANDS[args.command as CommandName] as CommandSpec).load();
     return await handler(ctx);
   } catch (error) {
     return await reportError(error, args, io, host);

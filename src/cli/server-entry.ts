@@ -3,7 +3,8 @@
  * HTTP entry, the words after `--` a stdio entry.
  */
 import { resolve } from 'node:path';
-import { UsageError, type CliArgs } from './args.js';
+import type { CliArgs } from './cli-args.js';
+import { UsageError } from './usage-error.js';
 import { commandWords } from './split-command.js';
 
 export interface NewEntry {
