@@ -8,6 +8,7 @@ import type { CommandContext, CommandHandler } from './context.js';
 import { createCliMachine } from './machine.js';
 import { renderList } from './render.js';
 import { secretLiteralWarnings } from './secret-literals.js';
+import { terminalSafe } from './terminal-safe.js';
 import { newEntry } from './server-entry.js';
 
 /**
@@ -19,7 +20,7 @@ export const addCommand: CommandHandler = async (ctx) => {
   const name = args.positionals[0]!;
   const built = newEntry(args, io.cwd);
   const entry = built.entry as { env?: Record<string, string>; headers?: Record<string, string>; url?: string; args?: string[] };
-  for (const warning of secretLiteralWarnings({ server: name, ...entry })) io.stderr.write(`berry-mcp: warning: ${warning}\n`);
+  for (const warning of secretLiteralWarnings({ server: name, ...entry })) io.stderr.write(`berry-mcp: warning: ${terminalSafe(warning)}\n`);
 
   const machine = new CandidateMachine(await createCliMachine(args));
   let hostOwnsMachine = false;
@@ -38,13 +39,15 @@ export const addCommand: CommandHandler = async (ctx) => {
       if (checked?.status !== 'connected') {
         const result = { configPath: path, servers: checked === undefined ? [] : [checked] };
         if (args.json) io.stdout.write(json({ added: false, configPath: path, check: checked ?? null }));
-        io.stderr.write(`${renderList(result)}\nberry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (--no-check saves it unchecked).\n`);
+        // A server that needs sign-in can only be signed in to once it is saved.
+        const next = checked?.status === 'auth_required' ? `save it with --no-check, then run berry-mcp auth ${name}` : '--no-check saves it unchecked';
+        io.stderr.write(`${renderList(result)}\n${terminalSafe(`berry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (${next}).`)}\n`);
         return 2;
       }
     }
     await replaceConfigText(machine, path, text, next, signal);
     if (args.json) io.stdout.write(json({ added: true, configPath: path, check: checked ?? null }));
-    else io.stdout.write(`Added "${name}" (${built.kind}) to ${path}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.\n`);
+    else io.stdout.write(`${terminalSafe(`Added "${name}" (${built.kind}) to ${path}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.`)}\n`);
     return 0;
   } finally {
     // main closes the host, and with it the machine (check closes it if no host came to be).

@@ -4,6 +4,7 @@ import { json } from './blocks.js';
 import { configFileOf } from './config-file.js';
 import type { CommandHandler } from './context.js';
 import { createCliMachine } from './machine.js';
+import { terminalSafe } from './terminal-safe.js';
 import { serverHint } from './wording.js';
 
 /** `berry-mcp remove NAME`: cuts the entry out of the file; every other byte stays. */
@@ -22,7 +23,7 @@ export const removeCommand: CommandHandler = async ({ args, io, signal }) => {
       );
     }
     await replaceConfigText(machine, path, text, withoutServer(text, path, name), signal);
-    io.stdout.write(args.json ? json({ removed: name, configPath: path }) : `Removed "${name}" from ${path}.\n`);
+    io.stdout.write(args.json ? json({ removed: name, configPath: path }) : `${terminalSafe(`Removed "${name}" from ${path}.`)}\n`);
     return 0;
   } finally {
     await machine.close();

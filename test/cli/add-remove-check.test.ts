@@ -84,7 +84,7 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
       [['add', 'bad', '--', 'berry-no-such-command-xyz'], /^bad  error  MCP_CONNECT_FAILED\n  Server "bad" failed to start \(berry-no-such-command-xyz\): command not found/],
       [['add', 'crash', '--', node, '-e', 'process.exit(3)'], /^crash  error  MCP_CONNECT_FAILED\n.*exited with code 3/],
       [['add', 'unset', '--', node, '${BERRY_ADD_TEST_UNSET}'], /^unset  error  MCP_ENV_MISSING\n.*BERRY_ADD_TEST_UNSET/],
-      [['add', 'signin', http.url.replace('/mcp', '/auth-mcp')], /^signin  auth_required  http\n/],
+      [['add', 'signin', http.url.replace('/mcp', '/auth-mcp')], /^signin  auth_required  http\n[\s\S]*save it with --no-check, then run berry-mcp auth signin\)/],
       [['add', 'gone', 'http://127.0.0.1:1/mcp'], /^gone  error  MCP_CONNECT_FAILED\n/],
     ];
     for (const [args, expected] of cases) {
