@@ -40,8 +40,8 @@ export const addCommand: CommandHandler = async (ctx) => {
         const result = { configPath: path, servers: checked === undefined ? [] : [checked] };
         if (args.json) io.stdout.write(json({ added: false, configPath: path, check: checked ?? null }));
         // A server that needs sign-in can only be signed in to once it is saved.
-        const next = checked?.status === 'auth_required' ? `save it with --no-check, then run berry-mcp auth ${name}` : '--no-check saves it unchecked';
-        io.stderr.write(`${renderList(result)}\n${terminalSafe(`berry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (${next}).`)}\n`);
+        const remedy = checked?.status === 'auth_required' ? `save it with --no-check, then run berry-mcp auth ${name}` : '--no-check saves it unchecked';
+        io.stderr.write(`${renderList(result)}\n${terminalSafe(`berry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (${remedy}).`)}\n`);
         return 2;
       }
     }

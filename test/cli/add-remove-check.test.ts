@@ -117,12 +117,16 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const dir = project('nocheck', '{"mcpServers": {}}');
     const marker = join(dir, 'started');
     const script = `require('fs').writeFileSync(${q(marker)}, 'x')`;
-    const unchecked = await cli(dir, ['add', 'm', '--no-check', '--config', 'mcp.json', '--', node, '-e', script]);
+    const unchecked = await cli(dir, ['add', 'm', '--no-check', '--json', '--config', 'mcp.json', '--', node, '-e', script]);
     assert.equal(unchecked.code, 0, unchecked.stderr);
+    assert.deepEqual(JSON.parse(unchecked.stdout), { added: true, configPath: join(dir, 'mcp.json'), check: null });
     assert.ok(!existsSync(marker), 'the server was not started');
     assert.deepEqual((JSON.parse(file(dir)) as { mcpServers: Record<string, unknown> }).mcpServers['m'], { command: node, args: ['-e', script] });
-    const checked = await cli(dir, ['add', 'm2', '--config', 'mcp.json', '--', node, '-e', script]);
+    const checked = await cli(dir, ['add', 'm2', '--json', '--config', 'mcp.json', '--', node, '-e', script]);
     assert.equal(checked.code, 2, 'the marker script is no MCP server');
+    const report = JSON.parse(checked.stdout) as { added: boolean; check: { status: string; error: { code: string } } };
+    assert.equal(report.added, false);
+    assert.equal(report.check.error.code, 'MCP_CONNECT_FAILED');
     assert.ok(existsSync(marker), 'the check started it');
   });
 
@@ -189,6 +193,11 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const unknown = await cli(dir, ['remove', 'dosc', '--config', 'mcp.json']);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /Unknown server "dosc"\. Configured: a, c .*\[MCP_UNKNOWN_SERVER\]/);
+    // A relative --config resolves against --cwd, as for every command.
+    const elsewhere = await cli(tmp.dir, ['remove', 'c', '--cwd', dir, '--config', 'mcp.json', '--json']);
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.deepEqual(JSON.parse(elsewhere.stdout), { removed: 'c', configPath: join(dir, 'mcp.json') });
+    assert.equal(file(dir), '{\n  "mcpServers": {\n    "a": { "command": "x" }\n  }\n}\n');
     const none = await cli(dir, ['remove', 'x', '--config', 'absent.json']);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /no servers are configured \(.*absent\.json does not exist\)/);
