@@ -63,6 +63,7 @@ declare namespace BerryMcp {
     | 'MCP_UNKNOWN_PROMPT'
     | 'MCP_CALL_REFUSED'
     | 'MCP_MESSAGE_TOO_LARGE'
+    | 'MCP_RESULT_TOO_LARGE'
     | 'MCP_HOST_CLOSED'
     | 'MCP_CONFIG_CHANGED'
     | 'MCP_CONFIG_WRITE_FAILED'
