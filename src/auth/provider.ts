@@ -6,12 +6,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import { BerryError } from '../errors.js';
+import { BerryError, isBerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
+import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
+import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
+import { boundOAuthFetch } from './oauth-fetch.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
@@ -30,7 +32,7 @@ export interface OAuthSessionOptions {
   readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
   /** How long to wait for the redirect. */
   readonly signInTimeoutMs: number;
-  /** The machine's fetch, for requests to the authorization server. */
+  /** The machine's fetch, for requests to the authorization server (bounded here). */
   readonly fetch: FetchLike;
 }
 
@@ -61,31 +63,24 @@ export class OAuthSession implements OAuthClientProvider {
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
+  readonly #oauthFetch: FetchLike;
+  readonly #endpoint: string;
+
   constructor(options: OAuthSessionOptions) {
     this.#options = options;
     this.#config = options.oauth;
-    const config = options.oauth;
-    if (config?.clientMetadataUrl !== undefined) this.clientMetadataUrl = config.clientMetadataUrl;
-    if (config?.clientId !== undefined && (config.privateKey !== undefined || config.privateKeyFile !== undefined)) {
-      const clientId = config.clientId;
-      let signer: ReturnType<typeof createPrivateKeyJwtAuth> | undefined;
-      this.addClientAuthentication = async (headers, params, url, metadata) => {
-        signer ??= createPrivateKeyJwtAuth({
-          issuer: clientId,
-          subject: clientId,
-          privateKey: await this.#privateKey(),
-          alg: config.signingAlgorithm ?? 'RS256',
-        });
-        await signer(headers, params, url, metadata);
-      };
-    }
+    this.#oauthFetch = boundOAuthFetch(options.fetch);
+    this.#endpoint = new URL(options.serverUrl).href;
+    if (options.oauth?.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
+    const signer = privateKeyJwtAuth(options.oauth, options.machine, options.server);
+    if (signer) this.addClientAuthentication = signer;
   }
 
   /** False while a new sign-in must not start (the connect right after one). */
   signInAllowed = true;
 
   get #interactive(): boolean {
-    return this.#config?.grant !== 'client_credentials';
+    return isInteractive(this.#config);
   }
 
   /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
@@ -104,30 +99,11 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const config = this.#config;
-    const authMethod =
-      config?.privateKey !== undefined || config?.privateKeyFile !== undefined
-        ? 'private_key_jwt'
-        : config?.clientSecret !== undefined
-          ? 'client_secret_basic'
-          : 'none';
-    return {
-      client_name: 'berry-mcp',
-      redirect_uris: this.#interactive ? [this.redirectUrl ?? PLACEHOLDER_REDIRECT] : [],
-      grant_types: this.#interactive ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
-      response_types: this.#interactive ? ['code'] : [],
-      token_endpoint_auth_method: authMethod,
-      ...(config?.scopes?.length ? { scope: config.scopes.join(' ') } : {}),
-    };
+    return clientMetadataFor(this.#config, this.redirectUrl ?? PLACEHOLDER_REDIRECT);
   }
 
-  /** For client_credentials only; the authorization code grant uses the SDK's default request. */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (this.#interactive) return undefined;
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    const wanted = this.#config?.scopes?.length ? this.#config.scopes.join(' ') : scope;
-    if (wanted) params.set('scope', wanted);
-    return params;
+    return clientCredentialsRequest(this.#config, scope);
   }
 
   // While a sign-in waits for its redirect, a second auth() (a concurrent request that met the
@@ -186,7 +162,9 @@ export class OAuthSession implements OAuthClientProvider {
     return (await this.#read()).discovery;
   }
 
+  // Before anything is registered with, or sent to, the authorization server discovery found.
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    checkMetadataIssuer(this.#options.server, state);
     await this.#update((record) => ({ ...record, discovery: state }));
   }
 
@@ -196,7 +174,8 @@ export class OAuthSession implements OAuthClientProvider {
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
     this.#askOfflineAccess(authorizationUrl);
-    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs);
+    const expected = issuerExpectation(this.#record?.discovery);
+    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => checkRedirectIssuer(this.#options.server, iss, expected));
     this.#pending = pending;
     // The port is needed only until the redirect (or the timeout): then it is closed.
     pending.then(
@@ -255,18 +234,24 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   /**
-   * The transport's fetch: a 401 to a request that carried our access token gets one refresh
+   * The transport's fetch. Requests to anything but the MCP endpoint are the SDK's OAuth requests:
+   * they get the OAuth bounds. A 401 to a request that carried our access token gets one refresh
    * (under the lock) and one retry. When no fresh token can be had, the 401 goes to the SDK, which
-   * starts a sign-in.
+   * starts a sign-in; a refresh that failed on the bounds or the issuer check fails the request.
    */
   wrapFetch(base: FetchLike): FetchLike {
+    const oauthFetch = boundOAuthFetch(base);
     return async (url, init) => {
+      if ((url instanceof URL ? url.href : String(url)) !== this.#endpoint) return oauthFetch(url, init);
       const response = await base(url, init);
       if (response.status !== 401 || !this.#interactive) return response;
       const headers = new Headers(init?.headers);
       const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
       if (sent === undefined) return response;
-      const fresh = await this.#refreshLocked(sent).catch(() => undefined);
+      const fresh = await this.#refreshLocked(sent).catch((error: unknown) => {
+        if (isBerryError(error) && error.code !== 'MCP_AUTH_REQUIRED') throw error;
+        return undefined;
+      });
       if (!fresh) return response;
       await response.body?.cancel().catch(() => {});
       headers.set('authorization', `Bearer ${fresh.access_token}`);
@@ -303,13 +288,13 @@ export class OAuthSession implements OAuthClientProvider {
     const store = await this.#storeReady();
     return refreshUnderLock(
       {
-        machine: this.#options.machine,
-        lockPath: store.lockPath,
+        server: this.#options.server,
+        withLock: (fn) => store.withLock(fn),
         read: () => this.#read(true),
         update: (change) => this.#update(change),
         clientInformation: () => this.clientInformation(),
         ...(this.addClientAuthentication ? { addClientAuthentication: this.addClientAuthentication } : {}),
-        fetch: this.#options.fetch,
+        fetch: this.#oauthFetch,
       },
       staleAccessToken,
     );
@@ -349,18 +334,6 @@ export class OAuthSession implements OAuthClientProvider {
     return startRedirectListener(0);
   }
 
-
-  async #privateKey(): Promise<string> {
-    const config = this.#config;
-    if (config?.privateKey !== undefined) return config.privateKey;
-    const file = config?.privateKeyFile ?? '';
-    const path = file.startsWith('~/') ? `${await this.#options.machine.homeDir()}${file.slice(1)}` : file;
-    const text = await this.#options.machine.readFile(path);
-    if (text === undefined) {
-      throw new BerryError('MCP_AUTH_REQUIRED', `Server "${this.#options.server}": the private key file ${file} does not exist on ${this.#options.machine.identity}.`);
-    }
-    return text;
-  }
 
   async #storeReady(): Promise<TokenStore> {
     if (this.#store) return this.#store;
