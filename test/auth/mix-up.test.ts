@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { isBerryError } from '../../src/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { firstText, testHosts } from './helpers.js';
+import { firstText, setFault, testHosts } from './helpers.js';
 
 describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function () {
   this.timeout(60_000);
@@ -13,10 +13,7 @@ describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function
   let dirs = 0;
   const hosts = testHosts();
   const signIn = (): Promise<unknown> => hosts.open(configPath, join(tmp.dir, `tokens-${++dirs}`)).host.call({ server: 'docs', tool: 'whoami' });
-  const fault = async (query: string): Promise<void> => {
-    const res = await fetch(`${fixture.base}/admin/fault${query ? `?${query}` : ''}`, { method: 'POST' });
-    await res.body?.cancel();
-  };
+  const fault = (query: string): Promise<void> => setFault(fixture.base, query);
   const mismatch = (pattern: RegExp) => (error: unknown): true => {
     assert.ok(isBerryError(error), String(error));
     assert.equal(error.code, 'MCP_AUTH_ISSUER_MISMATCH', error.message);

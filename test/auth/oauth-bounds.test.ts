@@ -6,16 +6,12 @@ import { isBerryError } from '../../src/errors.js';
 import { createMachineFetch, LocalMachine } from '../../src/remote/index.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { firstText, testHosts } from './helpers.js';
+import { firstText, setFault, testHosts } from './helpers.js';
 
 /** RSS may grow this much during one bounded failure (the issue measured 2.3–2.7 GB unbounded). */
 const RSS_SLACK = 64 * 1024 * 1024;
 
-async function fault(fixture: OAuthFixture, query: string): Promise<void> {
-  const res = await fetch(`${fixture.base}/admin/fault${query ? `?${query}` : ''}`, { method: 'POST' });
-  assert.equal(res.status, 200);
-  await res.body?.cancel();
-}
+const fault = (fixture: OAuthFixture, query: string): Promise<void> => setFault(fixture.base, query);
 
 function expectCode(code: string, endpoint: string): (error: unknown) => true {
   return (error: unknown) => {
