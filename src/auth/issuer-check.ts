@@ -27,10 +27,15 @@ function sameIssuer(expected: string, advertised: string): boolean {
   return expected === advertised || trim(expected) === trim(advertised);
 }
 
-/** Throws MCP_AUTH_ISSUER_MISMATCH when the metadata's `issuer` is not the URL it was discovered for. */
+/**
+ * Throws MCP_AUTH_ISSUER_MISMATCH when the metadata's `issuer` is not the URL it was discovered
+ * for. Only for an authorization server named by the protected-resource metadata: in the
+ * 2025-03-26 fallback the URL is the MCP server's origin, not an issuer identifier, and servers
+ * of that era name their issuer freely (the conformance suite's backcompat scenario does).
+ */
 export function checkMetadataIssuer(server: string, state: OAuthDiscoveryState): void {
   const metadata = state.authorizationServerMetadata;
-  if (!metadata) return;
+  if (!metadata || !state.resourceMetadata?.authorization_servers?.length) return;
   const advertised: unknown = metadata.issuer;
   if (typeof advertised !== 'string' || !sameIssuer(String(state.authorizationServerUrl), advertised)) {
     throw mismatch(
