@@ -5,8 +5,14 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { isBerryError, OAuthEndpointError, type BerryError, type BerryErrorCode } from '../errors.js';
-import { authRequiredError } from './provider.js';
+import { BerryError, isBerryError, OAuthEndpointError, type BerryErrorCode } from '../errors.js';
+
+export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
+  return new BerryError(
+    'MCP_AUTH_REQUIRED',
+    `Server "${server}" requires authorization (${detail}). Ask the user to run \`berry-mcp auth ${server}\` and try again.`,
+  );
+}
 
 /** Failures of the OAuth machinery that keep their own code (signing in again would not help). */
 const OWN_CODES: ReadonlySet<BerryErrorCode> = new Set(['MCP_AUTH_REQUIRED', 'MCP_AUTH_RESPONSE_TOO_LARGE', 'MCP_AUTH_ISSUER_MISMATCH', 'MCP_TOKEN_STORE_UNSAFE']);

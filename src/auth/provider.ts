@@ -9,13 +9,15 @@ import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprot
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import { BerryError, isBerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
-import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
+import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
+import { authRequiredError } from './map-auth-error.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
+import { sessionFetch } from './session-fetch.js';
+import { listenForRedirect } from './session-listener.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
-import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
+import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
 
 /** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
@@ -37,13 +39,6 @@ export interface OAuthSessionOptions {
 }
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
-
-export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
-  return new BerryError(
-    'MCP_AUTH_REQUIRED',
-    `Server "${server}" requires authorization (${detail}). Ask the user to run \`berry-mcp auth ${server}\` and try again.`,
-  );
-}
 
 export class OAuthSession implements OAuthClientProvider {
   readonly #options: OAuthSessionOptions;
@@ -173,7 +168,7 @@ export class OAuthSession implements OAuthClientProvider {
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
-    this.#askOfflineAccess(authorizationUrl);
+    askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
     const expected = issuerExpectation(this.#record?.discovery);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => checkRedirectIssuer(this.#options.server, iss, expected));
     this.#pending = pending;
@@ -233,30 +228,9 @@ export class OAuthSession implements OAuthClientProvider {
     return this.#completing;
   }
 
-  /**
-   * The transport's fetch. Requests to anything but the MCP endpoint are the SDK's OAuth requests:
-   * they get the OAuth bounds. A 401 to a request that carried our access token gets one refresh
-   * (under the lock) and one retry. When no fresh token can be had, the 401 goes to the SDK, which
-   * starts a sign-in; a refresh that failed on the bounds or the issuer check fails the request.
-   */
+  /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    const oauthFetch = boundOAuthFetch(base);
-    return async (url, init) => {
-      if ((url instanceof URL ? url.href : String(url)) !== this.#endpoint) return oauthFetch(url, init);
-      const response = await base(url, init);
-      if (response.status !== 401 || !this.#interactive) return response;
-      const headers = new Headers(init?.headers);
-      const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
-      if (sent === undefined) return response;
-      const fresh = await this.#refreshLocked(sent).catch((error: unknown) => {
-        if (isBerryError(error) && error.code !== 'MCP_AUTH_REQUIRED') throw error;
-        return undefined;
-      });
-      if (!fresh) return response;
-      await response.body?.cancel().catch(() => {});
-      headers.set('authorization', `Bearer ${fresh.access_token}`);
-      return base(url, { ...init, headers });
-    };
+    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale) });
   }
 
   /**
@@ -300,40 +274,12 @@ export class OAuthSession implements OAuthClientProvider {
     );
   }
 
-  // The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
-  // when the authorization server offers offline_access.
-  #askOfflineAccess(url: URL): void {
-    const supported = this.#record?.discovery?.authorizationServerMetadata?.scopes_supported;
-    const scope = url.searchParams.get('scope');
-    if (!supported?.includes('offline_access') || scope === null) return;
-    const scopes = scope.split(' ').filter(Boolean);
-    if (scopes.includes('offline_access')) return;
-    url.searchParams.set('scope', [...scopes, 'offline_access'].join(' '));
-  }
-
   async #ensureListener(): Promise<void> {
-    if (!this.#listener) this.#listener = await this.#listen();
+    // Its port taken, a stored registration is forgotten (the next one names the new port).
+    const forgetClient = (): Promise<void> => this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
+    this.#listener ??= await listenForRedirect(this.#config, (await this.#read()).client, forgetClient);
     this.#redirectUrl = this.#listener.redirectUrl;
   }
-
-  async #listen(): Promise<RedirectListener> {
-    const wanted = this.#config?.redirectPort;
-    if (wanted !== undefined) {
-      return startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
-        throw new BerryError('MCP_AUTH_REQUIRED', `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`);
-      });
-    }
-    // Reuse the port the stored registration names; if it is taken, register again on a new one.
-    const client = (await this.#read()).client as { redirect_uris?: string[] } | undefined;
-    const registered = portOf(client?.redirect_uris?.[0]);
-    if (registered !== undefined && this.#config?.clientId === undefined) {
-      const reused = await startRedirectListener(registered).catch(() => undefined);
-      if (reused) return reused;
-      await this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
-    }
-    return startRedirectListener(0);
-  }
-
 
   async #storeReady(): Promise<TokenStore> {
     if (this.#store) return this.#store;
@@ -350,15 +296,5 @@ export class OAuthSession implements OAuthClientProvider {
 
   async #update(change: (record: SignInRecord) => SignInRecord): Promise<void> {
     this.#record = await (await this.#storeReady()).update(change);
-  }
-}
-
-function portOf(uri: string | undefined): number | undefined {
-  if (uri === undefined) return undefined;
-  try {
-    const url = new URL(uri);
-    return url.hostname === '127.0.0.1' && url.port !== '' ? Number(url.port) : undefined;
-  } catch {
-    return undefined;
   }
 }
