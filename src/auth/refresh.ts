@@ -53,6 +53,8 @@ export function refreshUnderLock(context: RefreshContext, staleAccessToken: stri
       return undefined;
     }
     const resource = discovery.resourceMetadata?.resource;
+    // No caller's signal here, only the OAuth deadline: a refresh cut off after the server rotated
+    // the refresh token would lose both the old one and the new one.
     // A record stored before the check was made must pass it too before a refresh token leaves.
     checkMetadataIssuer(context.server, discovery);
     try {
