@@ -1,19 +1,13 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { isBerryError } from '../../src/errors.js';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
-import { firstText, setFault, testHosts } from './helpers.js';
+import { faultSuite } from './fault-suite.js';
+import { firstText } from './helpers.js';
 
 describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let fixture: OAuthFixture;
-  let configPath: string;
-  let dirs = 0;
-  const hosts = testHosts();
-  const signIn = (): Promise<unknown> => hosts.open(configPath, join(tmp.dir, `tokens-${++dirs}`)).host.call({ server: 'docs', tool: 'whoami' });
-  const fault = (query: string): Promise<void> => setFault(fixture.base, query);
+  const suite = faultSuite('berry-auth-mixup-');
+  const signIn = (): Promise<unknown> => suite.hosts.open(suite.configPath, suite.freshTokenDir()).host.call({ server: 'docs', tool: 'whoami' });
+  const fault = suite.fault;
   const mismatch = (pattern: RegExp) => (error: unknown): true => {
     assert.ok(isBerryError(error), String(error));
     assert.equal(error.code, 'MCP_AUTH_ISSUER_MISMATCH', error.message);
@@ -21,41 +15,28 @@ describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function
     return true;
   };
 
-  before(async () => {
-    tmp = tempDir('berry-auth-mixup-');
-    fixture = await startOAuthFixture();
-    configPath = writeConfig(tmp.dir, { docs: { url: fixture.url } });
-  });
-  afterEach(async () => {
-    await hosts.closeAll();
-    await fault('');
-  });
-  after(async () => {
-    await fixture.close();
-    tmp.cleanup();
-  });
 
   it('metadata naming another issuer is refused before anything is registered', async () => {
     await fault('issuer=wrong');
-    const before = await fixture.stats();
+    const before = await suite.fixture.stats();
     await assert.rejects(signIn(), mismatch(/other-issuer\.example.*RFC 8414/));
-    const after = await fixture.stats();
+    const after = await suite.fixture.stats();
     assert.equal(after.registrations, before.registrations, 'no registration with a mixed-up server');
     assert.equal(after.authorizations, before.authorizations);
   });
 
   it('a redirect whose iss names another issuer is refused and its code never exchanged', async () => {
     await fault('iss=wrong');
-    const before = await fixture.stats();
+    const before = await suite.fixture.stats();
     await assert.rejects(signIn(), mismatch(/"iss" "http:\/\/other-issuer\.example\/".*RFC 9207/));
-    assert.equal((await fixture.stats()).codeExchanges, before.codeExchanges);
+    assert.equal((await suite.fixture.stats()).codeExchanges, before.codeExchanges);
   });
 
   it('a redirect without the iss the metadata promised is refused', async () => {
     await fault('iss=none');
-    const before = await fixture.stats();
+    const before = await suite.fixture.stats();
     await assert.rejects(signIn(), mismatch(/no "iss" parameter/));
-    assert.equal((await fixture.stats()).codeExchanges, before.codeExchanges);
+    assert.equal((await suite.fixture.stats()).codeExchanges, before.codeExchanges);
   });
 
   it('a wrong iss is refused even when the metadata does not advertise iss', async () => {
