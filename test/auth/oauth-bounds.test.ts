@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { boundOAuthFetch, OAUTH_MAX_RESPONSE_BYTES } from '../../src/auth/oauth-fetch.js';
+import { boundOAuthFetch, OAUTH_MAX_RESPONSE_BYTES, OAUTH_REQUEST_TIMEOUT_MS } from '../../src/auth/oauth-fetch.js';
 import { isBerryError } from '../../src/errors.js';
 import { createMachineFetch, LocalMachine } from '../../src/remote/index.js';
 import { writeConfig } from '../fixtures/servers.js';
@@ -101,6 +101,33 @@ describe('auth: every OAuth response is bounded in size and time', function () {
     const before = await suite.fixture.stats();
     assert.match(firstText(await host.call({ server: 'docs', tool: 'whoami' })), /read/);
     assert.equal((await suite.fixture.stats()).refreshes, before.refreshes + 1);
+  });
+
+  it('at sign-in: a metadata response that never ends fails MCP_TIMEOUT naming it, within the connect', async function () {
+    this.timeout(90_000);
+    await fault('slow=metadata');
+    const { host } = hosts.open(suite.configPath, freshTokenDir());
+    const started = Date.now();
+    await assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_TIMEOUT', `${suite.fixture.base}/.well-known/oauth-authorization-server`));
+    const took = Date.now() - started;
+    assert.ok(took >= OAUTH_REQUEST_TIMEOUT_MS - 100 && took < OAUTH_REQUEST_TIMEOUT_MS + 10_000, `took ${took} ms`);
+  });
+
+  it('at unattended refresh: a token response that never ends fails MCP_TIMEOUT at the 15 s deadline', async function () {
+    this.timeout(90_000);
+    const tokenDir = freshTokenDir();
+    await hosts.open(suite.configPath, tokenDir).host.call({ server: 'docs', tool: 'whoami' });
+    await fault('slow=token');
+    await new Promise((resolve) => setTimeout(resolve, 1700));
+    const { host } = hosts.open(suite.configPath, tokenDir, false);
+    const started = Date.now();
+    await assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), (error: unknown) => {
+      expectCode('MCP_TIMEOUT', `${suite.fixture.base}/token`)(error);
+      assert.match((error as Error).message, /within 15 s/);
+      return true;
+    });
+    const took = Date.now() - started;
+    assert.ok(took >= OAUTH_REQUEST_TIMEOUT_MS - 100 && took < OAUTH_REQUEST_TIMEOUT_MS + 15_000, `took ${took} ms`);
   });
 
   it('a response that never ends fails MCP_TIMEOUT at the deadline; the caller signal cancels', async () => {
