@@ -14,6 +14,8 @@ export const TOKEN_FILE_MODE = 0o600;
 function problem(info: FileInfo, kind: 'directory' | 'file', uid: number): string | undefined {
   if (info.type === 'symlink') return 'it is a symbolic link';
   if (info.type !== kind) return `it is not a ${kind === 'file' ? 'regular file' : 'directory'}`;
+  // No POSIX owners or modes to check (Windows).
+  if (uid < 0) return undefined;
   if (info.uid !== uid) return `it is owned by uid ${info.uid}, not by this user (uid ${uid})`;
   if ((info.mode & 0o022) !== 0) return `it is writable by ${(info.mode & 0o002) !== 0 ? 'every user' : 'its group'} (mode ${info.mode.toString(8).padStart(4, '0')})`;
   return undefined;

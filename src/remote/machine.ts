@@ -94,6 +94,6 @@ export interface Machine {
   close(): Promise<void>;
   /** lstat: what is at `path` (a symlink is reported as one, not followed); `undefined` when nothing is. */
   fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined>;
-  /** The user id berry-mcp acts as on the machine (the SSH login's, remotely). */
+  /** The user id berry-mcp acts as on the machine (the SSH login's, remotely); -1 where there are none (Windows). */
   userId(signal?: AbortSignal): Promise<number>;
 }
