@@ -17,6 +17,9 @@ export type BerryErrorCode =
   | 'MCP_SESSION_EXPIRED'
   | 'MCP_PROTOCOL_ERROR'
   | 'MCP_AUTH_REQUIRED'
+  | 'MCP_AUTH_RESPONSE_TOO_LARGE'
+  | 'MCP_AUTH_ISSUER_MISMATCH'
+  | 'MCP_TOKEN_STORE_UNSAFE'
   | 'MCP_UNKNOWN_RESOURCE'
   | 'MCP_UNKNOWN_PROMPT'
   | 'MCP_CALL_REFUSED'
@@ -157,5 +160,21 @@ export class ProtocolError extends BerryError {
   constructor(message: string, rpcCode?: number, options?: BerryErrorOptions) {
     super('MCP_PROTOCOL_ERROR', message, options);
     this.rpcCode = rpcCode;
+  }
+}
+
+/**
+ * An OAuth endpoint's response broke a bound: over the size cap (`MCP_AUTH_RESPONSE_TOO_LARGE`)
+ * or not complete by the deadline (`MCP_TIMEOUT`). `endpoint` has no query or user info.
+ */
+export class OAuthEndpointError extends BerryError {
+  readonly endpoint: string;
+  /** The bound that was passed: bytes, or milliseconds. */
+  readonly limit: number;
+
+  constructor(code: 'MCP_AUTH_RESPONSE_TOO_LARGE' | 'MCP_TIMEOUT', message: string, details: { endpoint: string; limit: number }, options?: BerryErrorOptions) {
+    super(code, message, options);
+    this.endpoint = details.endpoint;
+    this.limit = details.limit;
   }
 }

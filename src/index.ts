@@ -8,6 +8,7 @@ export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogE
 export type { AuthorizationUrlHandler } from './auth/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {
+  FileInfo,
   LifetimeEndEvent,
   LifetimeEndListener,
   Machine,
@@ -22,6 +23,7 @@ export {
   CancelledError,
   ConfigError,
   EnvVarMissingError,
+  OAuthEndpointError,
   ProtocolError,
   ServerStartError,
   TransportClosedError,

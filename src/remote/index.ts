@@ -1,4 +1,4 @@
-export type { Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+export type { FileInfo, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 export { LocalMachine } from './local-machine.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MachineStdioTransport } from './stdio-transport.js';
 export type { MachineStdioTransportOptions, StdioShutdownOptions, StdioTransportFailure } from './stdio-transport.js';

@@ -1,9 +1,9 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { chmod, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './lazy-modules.js';
-import type { Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+import type { FileInfo, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -106,5 +106,21 @@ export class LocalMachine implements Machine {
     const agent = this.#agent;
     this.#agent = undefined;
     await agent?.close();
+  }
+
+  async fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+    signal?.throwIfAborted();
+    try {
+      const stats = await lstat(path);
+      const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
+      return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async userId(): Promise<number> {
+    return process.getuid?.() ?? -1;
   }
 }

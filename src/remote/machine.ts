@@ -42,6 +42,15 @@ export interface WriteFileOptions {
   readonly exclusive?: boolean;
 }
 
+/** What `fileInfo` reports about a path, without following a symlink there (lstat). */
+export interface FileInfo {
+  readonly type: 'file' | 'directory' | 'symlink' | 'other';
+  /** The owner's user id on the machine. */
+  readonly uid: number;
+  /** Permission bits (`mode & 0o7777`). */
+  readonly mode: number;
+}
+
 /**
  * Where things happen: the local machine or a remote one. Config files, `${VAR}` values,
  * stdio servers and HTTP requests all belong to the target machine.
@@ -83,4 +92,8 @@ export interface Machine {
   release(): Promise<void>;
   /** Releases the machine's own resources (an SSH connection) for good. Idempotent. */
   close(): Promise<void>;
+  /** lstat: what is at `path` (a symlink is reported as one, not followed); `undefined` when nothing is. */
+  fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined>;
+  /** The user id berry-mcp acts as on the machine (the SSH login's, remotely); -1 where there are none (Windows). */
+  userId(signal?: AbortSignal): Promise<number>;
 }

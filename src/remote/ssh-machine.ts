@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import { BerryError } from '../errors.js';
-import type { Machine, MachineProcess, SpawnSpec, WriteFileOptions } from './machine.js';
-import { sftpMkdir, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
+import type { FileInfo, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from './machine.js';
+import { remoteUserId, sftpFileInfo, sftpMkdir, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
 import { connectSsh, type HostKeyPin } from './ssh-connect.js';
 import { abortable, SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
@@ -177,6 +177,15 @@ export class SshMachine implements Machine {
         throw error;
       },
     );
+  }
+
+  async fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    return abortable(sftpFileInfo(sftp, this.identity, path), signal);
+  }
+
+  async userId(signal?: AbortSignal): Promise<number> {
+    return abortable(remoteUserId(await this.#connection(signal), signal), signal);
   }
 
   #end(slot: Slot, error: Error | undefined, established: boolean): void {

@@ -73,6 +73,14 @@ export class TempMachine implements Machine {
   async release(): Promise<void> {}
 
   async close(): Promise<void> {}
+
+  fileInfo(): Promise<undefined> {
+    throw new Error('not used');
+  }
+
+  userId(): Promise<number> {
+    throw new Error('not used');
+  }
 }
 
 /** A temp dir with `home/` and `work/` inside; `remove()` deletes it. */
