@@ -27,6 +27,7 @@ import { abortPromise, createSession, type ConnectionAuthOptions } from './oauth
 import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
+import { RequestOwners } from './request-owners.js';
 import type { LogSink } from './log.js';
 import { describeFailure, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
@@ -57,6 +58,8 @@ export interface OpenConnectionOptions {
 export interface CallOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Answers the elicitations this call causes, in place of the connection's `onElicitation`. */
+  readonly onElicitation?: ElicitationHandler | undefined;
 }
 
 /** One initialized MCP session with one server. */
@@ -75,6 +78,8 @@ export class ServerConnection {
   #closing: Promise<void> | undefined;
   /** Tools, prompts and resources, cached until the server's list_changed notifications. */
   readonly catalog: ServerCatalog = new ServerCatalog(this);
+  /** Whose elicitation handler answers a server request (the caller of the request it came with). */
+  readonly owners: RequestOwners;
 
   private constructor(
     config: ResolvedServerConfig,
@@ -83,7 +88,9 @@ export class ServerConnection {
     log: LogSink,
     redact: (text: string) => string,
     session: OAuthSession | undefined,
+    owners: RequestOwners,
   ) {
+    this.owners = owners;
     this.config = config;
     this.client = client;
     this.#transport = transport;
@@ -101,6 +108,7 @@ export class ServerConnection {
     const started = Date.now();
     let eventStreamSettled: () => void = () => {};
     const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
+    const owners = new RequestOwners(options.onElicitation);
     const transport =
       config.kind === 'stdio'
         ? new MachineStdioTransport({
@@ -114,11 +122,13 @@ export class ServerConnection {
             url: config.url,
             headers: config.headers,
             onEventStream: () => eventStreamSettled(),
+            onServerRequest: (id, related) => owners.relate(id, related),
             ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
           });
     const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
-    const connection = new ServerConnection(config, client, transport, log, redact, session);
-    installElicitation(client, { server: config.name, handler: options.onElicitation, log });
+    const connection = new ServerConnection(config, client, transport, log, redact, session, owners);
+    owners.track(transport);
+    installElicitation(client, config.name, owners, log);
     client.onclose = () => {
       connection.#transportEnded = true;
       connection.#markDead('transport closed');
@@ -289,7 +299,7 @@ export class ServerConnection {
     };
     const onProgress = options.onProgress;
     try {
-      const result = await this.#withSignIn(() => this.client.request(
+      const result = await this.#withSignIn(() => this.owners.as(options.onElicitation, () => this.client.request(
         { method: 'tools/call', params: { name: tool, arguments: args } },
         CallToolResultSchema,
         {
@@ -307,7 +317,7 @@ export class ServerConnection {
             });
           },
         },
-      ), ac.signal);
+      )), ac.signal);
       return result as CallToolResult;
     } catch (error) {
       throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);

@@ -100,9 +100,10 @@ export interface McpHostOptions {
 
 export type { AuthorizeResult };
 
-/** One call's options: a call's own approval hook (a served run's) takes the host's place. */
+/** One call's options: a call's own approval hook and elicitation handler (a served run's) take the host's place. */
 export interface CallOperationOptions extends OperationOptions {
   readonly approveCall?: ApproveCall;
+  readonly onElicitation?: ElicitationHandler;
 }
 
 export interface McpHost {
@@ -427,7 +428,6 @@ class Host implements McpHost {
       return generateTypings(inputs);
     });
   }
-
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);
