@@ -32,6 +32,7 @@ import type { LogSink } from './log.js';
 import { describeFailure, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 import { ServerCatalog } from './server-catalog.js';
+import { describeStdioEnd } from './stdio-end.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
@@ -127,8 +128,7 @@ export class ServerConnection {
           });
     const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
     const connection = new ServerConnection(config, client, transport, log, redact, session, owners);
-    owners.track(transport);
-    installElicitation(client, config.name, owners, log);
+    installElicitation(client, transport, config.name, owners, log);
     client.onclose = () => {
       connection.#transportEnded = true;
       connection.#markDead('transport closed');
@@ -369,18 +369,7 @@ export class ServerConnection {
   }
 
   #closedDetail(): string {
-    if (!(this.#transport instanceof MachineStdioTransport)) return '';
-    const exit = this.#transport.exit;
-    const parts: string[] = [];
-    const failure = this.#transport.failure;
-    if (failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
-    else if (failure?.kind === 'stdin-closed') parts.push('the server stopped reading its stdin while still running (it was stopped)');
-    else if (failure?.kind === 'read-failed') parts.push(`its output could not be read (${failure.message}); the server was stopped`);
-    else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
-    else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
-    const tail = this.#transport.stderrTail;
-    if (tail) parts.push(`stderr:\n${this.redact(tail)}`);
-    return parts.join('; ');
+    return this.#transport instanceof MachineStdioTransport ? describeStdioEnd(this.#transport, this.redact) : '';
   }
 
   #startError(error: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {

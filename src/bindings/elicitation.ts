@@ -4,6 +4,7 @@
  * when there is no handler, it fails, or the request cannot be attributed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationHandler, ElicitationParams, ElicitationResult } from './handlers.js';
 import type { LogSink } from './log.js';
@@ -26,7 +27,8 @@ export interface ElicitationWiring {
  * Routes the client's `elicitation/create` requests to the handler of the caller whose request
  * caused it (see RequestOwners); one that cannot be attributed is declined.
  */
-export function installElicitation(client: Client, server: string, owners: RequestOwners, log: LogSink): void {
+export function installElicitation(client: Client, transport: Transport, server: string, owners: RequestOwners, log: LogSink): void {
+  owners.track(transport);
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     // Looked up at once: the relation is dropped when the answer is sent.
     const owner = owners.ownerOf(extra.requestId);

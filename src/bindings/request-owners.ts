@@ -3,6 +3,7 @@
  * `elicitation/create` reaches only the caller whose call caused it. A connection is shared by
  * many callers (served runs of different clients): its elicitations are attributed, never guessed.
  */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isJsonRpcId as isId, type JsonRpcId as Id } from '../remote/resumable-stream.js';
 import type { ElicitationHandler } from './handlers.js';
@@ -15,11 +16,6 @@ type Owner = ElicitationHandler | typeof HOST | typeof ENDED;
 
 /** What answers one elicitation: a handler (undefined: none), or nobody because it cannot be attributed. */
 export type ElicitationOwner = { readonly handler: ElicitationHandler | undefined } | 'unattributed';
-
-interface TrackedTransport {
-  send(message: JSONRPCMessage, options?: never): Promise<void>;
-  onmessage?: ((message: JSONRPCMessage, extra?: never) => void) | undefined;
-}
 
 export class RequestOwners {
   readonly #host: ElicitationHandler | undefined;
@@ -37,7 +33,7 @@ export class RequestOwners {
    * Sees every message the transport sends and receives. Installed before the SDK client connects:
    * the client chains the `onmessage` it finds, so this one sees each message first.
    */
-  track(transport: TrackedTransport): void {
+  track(transport: Transport): void {
     const send = transport.send.bind(transport);
     transport.send = (message, options) => {
       this.#outgoing(message);
