@@ -15,7 +15,7 @@ export interface HttpServeOptions {
   readonly allowOrigins?: readonly string[];
   /** A session with no open request or stream for this long is closed (a client that vanished). @default 1800000 */
   readonly sessionIdleMs?: number;
-  /** Sessions at once; a new one evicts the least recently seen session with no run executing or queued, else gets 503. @default 32 */
+  /** Sessions at once; a new one evicts the least recently seen session with no run executing or queued, else gets 503. @default 16 */
   readonly maxSessions?: number;
 }
 
@@ -54,7 +54,7 @@ export function generateToken(): string {
 export async function serveHttp(service: RunService, options: HttpServeOptions): Promise<HttpServing> {
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
-  const maxSessions = options.maxSessions ?? 32;
+  const maxSessions = options.maxSessions ?? 16;
   if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new TypeError(`maxSessions must be a positive integer, got ${maxSessions}`);
   /** Initializes under way: each will be a session, so each counts against maxSessions. */
   let opening = 0;

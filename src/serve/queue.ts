@@ -25,7 +25,7 @@ export class RunQueue {
   /** Clients with runs waiting, the next one to get a slot first. */
   readonly #turns: object[] = [];
 
-  constructor(limit: number, maxQueued = 16) {
+  constructor(limit: number, maxQueued = 8) {
     if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`concurrency limit must be a positive integer, got ${limit}`);
     if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new TypeError(`queued runs per client must be a whole number, got ${maxQueued}`);
     this.limit = limit;

@@ -25,7 +25,7 @@ export interface RunServiceOptions {
   readonly host: Host;
   /** Runs executing at once; the rest wait, each client in its own queue, served in turn. @default 4 */
   readonly maxConcurrency?: number;
-  /** Runs one client may have waiting for a slot; one more is refused with SERVE_QUEUE_FULL. @default 16 */
+  /** Runs one client may have waiting for a slot; one more is refused with SERVE_QUEUE_FULL. @default 8 */
   readonly maxQueuedRuns?: number;
   /** A run's wall-clock limit when the caller gives no timeoutSeconds, and the most it may ask for. @default 300 */
   readonly timeoutSeconds?: number;
@@ -55,7 +55,7 @@ export class RunService {
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
-    this.queue = new RunQueue(options.maxConcurrency ?? 4, options.maxQueuedRuns ?? 16);
+    this.queue = new RunQueue(options.maxConcurrency ?? 4, options.maxQueuedRuns ?? 8);
     const timeoutSeconds = options.timeoutSeconds ?? 300;
     this.limits = {
       defaultTimeoutSeconds: timeoutSeconds,
