@@ -32,11 +32,11 @@ export function installElicitation(client: Client, transport: Transport, server:
   client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
     // Looked up at once: the relation is dropped when the answer is sent.
     const owner = owners.ownerOf(extra.requestId);
-    const wiring = { server, handler: owner === 'unattributed' ? undefined : owner.handler, log };
     if (owner === 'unattributed') {
-      return Promise.resolve(decline(request.params, wiring, 'calls of several callers were in flight on the connection and the request named none of them'));
+      const why = 'calls of several callers were in flight on the connection and the request named none of them';
+      return Promise.resolve(decline(request.params, { server, log }, why));
     }
-    return answerElicitation(request.params, wiring, extra.signal);
+    return answerElicitation(request.params, { server, handler: owner.handler, log }, extra.signal);
   });
 }
 
@@ -61,7 +61,7 @@ export async function answerElicitation(
   return { action: 'accept', content: withDefaults(params.requestedSchema, result.content) };
 }
 
-function decline(params: ElicitationParams, { server, log }: ElicitationWiring, why: string): ElicitationResult {
+function decline(params: ElicitationParams, { server, log }: Pick<ElicitationWiring, 'server' | 'log'>, why: string): ElicitationResult {
   log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(params.message)}` });
   return { action: 'decline' };
 }

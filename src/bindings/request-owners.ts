@@ -79,10 +79,15 @@ export class RequestOwners {
 
   #outgoing(message: JSONRPCMessage): void {
     const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
-    if (typeof m.method === 'string' && isId(m.id)) this.#inFlight.set(key(m.id), this.#sending ?? HOST);
-    else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) this.#inFlight.delete(key(m.params.requestId));
-    // Our answer to a server request: its relation is no longer needed.
-    else if (m.method === undefined && isId(m.id)) this.#related.delete(key(m.id));
+    // A request sent again (the HTTP transport resends after a sign-in) keeps its owner.
+    if (typeof m.method === 'string' && isId(m.id)) {
+      if (!this.#inFlight.has(key(m.id))) this.#inFlight.set(key(m.id), this.#sending ?? HOST);
+    } else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) {
+      this.#inFlight.delete(key(m.params.requestId));
+    } else if (m.method === undefined && isId(m.id)) {
+      // Our answer to a server request: its relation is no longer needed.
+      this.#related.delete(key(m.id));
+    }
   }
 }
 
