@@ -53,8 +53,8 @@ export function createHost(options: HostOptions = {}): Host {
             ...(approveCall ? { approveCall } : {}),
             ...(onElicitation ? { onElicitation } : {}),
           }),
-        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal }),
-        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal }),
+        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
+        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
       },
     });
   return {

@@ -100,10 +100,9 @@ export interface McpHostOptions {
 
 export type { AuthorizeResult };
 
-/** One call's options: a call's own approval hook and elicitation handler (a served run's) take the host's place. */
+/** One call's options: a call's own approval hook (a served run's) takes the host's place. */
 export interface CallOperationOptions extends OperationOptions {
   readonly approveCall?: ApproveCall;
-  readonly onElicitation?: ElicitationHandler;
 }
 
 export interface McpHost {
@@ -462,12 +461,12 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.withServer(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
+    return this.withServer(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     const valid = validatePromptRequest(request);
-    return this.withServer(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
+    return this.withServer(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
