@@ -68,7 +68,7 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     const serve = await start(['--max-sessions', '2']);
     const busy = await serve.connect(TOKEN);
     const idle = await serve.connect(TOKEN);
-    const long = run(busy, sleepRun(3000));
+    const long = run(busy, sleepRun(5000));
     await pause(300);
     const newcomer = await serve.connect(TOKEN);
     await newcomer.ping();
@@ -78,7 +78,7 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     });
     await busy.ping();
     // Both sessions busy: the next initialize is refused with 503 and a JSON-RPC error.
-    const second = run(newcomer, sleepRun(2000));
+    const second = run(newcomer, sleepRun(3000));
     await pause(300);
     const response = await initialize(serve.url);
     assert.equal(response.status, 503);
