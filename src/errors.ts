@@ -33,7 +33,8 @@ export type BerryErrorCode =
   | 'SCRIPT_TIMEOUT'
   | 'SCRIPT_MEMORY_LIMIT'
   | 'SCRIPT_ABORTED'
-  | 'SCRIPT_SETUP_FAILED';
+  | 'SCRIPT_SETUP_FAILED'
+  | 'SERVE_QUEUE_FULL';
 
 const BRAND = Symbol.for('berry-mcp.error');
 

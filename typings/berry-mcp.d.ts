@@ -75,7 +75,8 @@ declare namespace BerryMcp {
     | 'SCRIPT_TIMEOUT'
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
-    | 'SCRIPT_SETUP_FAILED';
+    | 'SCRIPT_SETUP_FAILED'
+    | 'SERVE_QUEUE_FULL';
 
   /**
    * What an operation rejects with when the host could not do it (unknown server, connection

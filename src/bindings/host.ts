@@ -430,7 +430,6 @@ class Host implements McpHost {
     });
   }
 
-
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);
     const { server, tool, schemas } = validateDescribeRequest(request);
@@ -467,12 +466,12 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     const valid = validatePromptRequest(request);
-    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
