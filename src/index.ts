@@ -23,9 +23,10 @@ export {
   ConfigError,
   EnvVarMissingError,
   ProtocolError,
+  SandboxUnavailableError,
   ServerStartError,
   TransportClosedError,
   isBerryError,
 } from './errors.js';
-export type { BerryErrorCode } from './errors.js';
+export type { BerryErrorCode, SandboxUnavailableReason } from './errors.js';
 export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';

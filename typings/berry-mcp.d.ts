@@ -63,6 +63,7 @@ declare namespace BerryMcp {
     | 'MCP_UNKNOWN_PROMPT'
     | 'MCP_CALL_REFUSED'
     | 'MCP_MESSAGE_TOO_LARGE'
+    | 'MCP_SANDBOX_UNAVAILABLE'
     | 'MCP_HOST_CLOSED'
     | 'MACHINE_UNAVAILABLE'
     | 'SCRIPT_ERROR'

@@ -1,6 +1,7 @@
 /** A connected server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolFilter } from '../config/index.js';
+import type { ServerSlot, ToolFilter } from '../config/index.js';
+import { unconfinedNote, type Machine } from '../remote/index.js';
 import type { ServerStatus } from './contract.js';
 import { summarize } from './summarize.js';
 import { applyToolFilter, filterWarnings } from './tool-filter.js';
@@ -11,8 +12,9 @@ export function connectedStatus(
   tools: readonly Tool[],
   filter: ToolFilter | undefined,
   cached?: { readonly ageMs: number },
+  notes: readonly string[] = [],
 ): ServerStatus {
-  const warnings = filterWarnings(tools, filter);
+  const warnings = [...notes, ...filterWarnings(tools, filter)];
   return {
     name,
     status: 'connected',
@@ -21,4 +23,11 @@ export function connectedStatus(
     ...(cached ? { cached } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/** `sandbox.mode: "auto"` without a usable bubblewrap: the server runs unconfined, and list says so. */
+export async function sandboxNotes(machine: Machine, slot: ServerSlot, signal: AbortSignal | undefined): Promise<string[]> {
+  if (slot.status !== 'ok' || slot.config.kind !== 'stdio') return [];
+  const note = await unconfinedNote(machine, slot.config, slot.config.sandbox, signal).catch(() => undefined);
+  return note === undefined ? [] : [note];
 }

@@ -3,7 +3,7 @@
  * as a generic FAILURE, so an "already exists" is confirmed with a stat.
  */
 import type { SFTPWrapper } from 'ssh2';
-import type { WriteFileOptions } from './machine.js';
+import type { PathType, WriteFileOptions } from './machine.js';
 
 const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const WRITE_CHUNK = 32 * 1024;
@@ -72,6 +72,18 @@ export async function sftpMkdir(sftp: SFTPWrapper, identity: string, path: strin
     const chmodError = await call((cb) => sftp.chmod(path, mode, cb));
     if (chmodError) throw fileError(chmodError, 'chmod', path, identity);
   }
+}
+
+export function sftpPathType(sftp: SFTPWrapper, identity: string, path: string): Promise<PathType> {
+  return new Promise((resolve, reject) =>
+    sftp.stat(path, (error, stats) => {
+      if (!error) return resolve(stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other');
+      const mapped = fileError(error, 'stat', path, identity) as Error & { code: string };
+      // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
+      if (mapped.code === 'ENOENT') resolve(undefined);
+      else reject(mapped);
+    }),
+  );
 }
 
 export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: string): Promise<void> {
