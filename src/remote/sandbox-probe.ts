@@ -33,9 +33,10 @@ const PROBE_TIMEOUT_MS = 10_000;
 const MAX_PROBE_OUTPUT = 64 * 1024;
 const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} --cap-drop ALL --die-with-parent`;
 
-// No user data in the script: it travels as an argument of `sh -c`.
+// No user data in the script: it travels as an argument of `sh -c`. $1 is the server's PATH,
+// where bwrap is looked up; the probe's own tools come from the machine's PATH.
 const PROBE_SCRIPT = [
-  'b=$(command -v bwrap 2>/dev/null) || b=',
+  'b=$(PATH=$1; command -v bwrap 2>/dev/null) || b=',
   `printf 'bwrap\\t%s\\n' "$b"`,
   'for f in /* /.[!.]*; do',
   `  if [ -L "$f" ]; then printf 'link\\t%s\\t%s\\n' "$f" "$(readlink "$f")"; elif [ -d "$f" ]; then printf 'dir\\t%s\\n' "$f"; fi`,
@@ -89,7 +90,7 @@ export async function ensureHome(machine: Machine, home: string, signal?: AbortS
 }
 
 async function runProbe(machine: Machine, path: string): Promise<SandboxFacts> {
-  const child = await machine.spawn({ command: 'sh', args: ['-c', PROBE_SCRIPT], env: { PATH: path }, cwd: '/' });
+  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', path], env: {}, cwd: '/' });
   child.stdin.on('error', () => {});
   child.stdin.end();
   child.stderr.resume();
