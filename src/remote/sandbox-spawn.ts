@@ -40,7 +40,7 @@ export async function confineSpawnSpec(
   if (missing !== undefined) {
     const what = missing === spec.cwd && policy.workspace !== 'none' ? 'the working directory (mounted at /workspace)' : 'a bind source (roBinds/rwBinds)';
     throw new SandboxUnavailableError(
-      `Server "${server}" was not started: ${what} ${missing} does not exist on ${machine.identity} (sandbox cause: bind-missing). Create it, or fix the path in the entry's "sandbox" block.`,
+      `Server "${server}" was not started: ${what} ${missing} does not exist on ${machine.identity} (sandbox cause: bind-missing). ${FIXES['bind-missing']}.`,
       { server, reason: 'bind-missing', path: missing },
     );
   }
@@ -70,23 +70,25 @@ export async function unconfinedNote(machine: Machine, spec: Pick<SpawnSpec, 'en
   const path = spec.env['PATH'] ?? (await machine.env(signal))['PATH'] ?? DEFAULT_PATH;
   const unusable = unusableReason(await probeSandbox(machine, path, signal), policy);
   if (!unusable) return undefined;
-  return `not confined: ${unusable.detail} (sandbox mode "auto", cause ${unusable.reason}); install bubblewrap on ${machine.identity}, or set "mode": "on" to refuse to run it unconfined`;
+  return `not confined: ${unusable.detail} on ${machine.identity} (sandbox mode "auto", cause ${unusable.reason}). ${FIXES[unusable.reason]}, or set "mode": "on" to refuse to run it unconfined`;
 }
 
 function unusableReason(facts: SandboxFacts, policy: SandboxPolicy): { reason: SandboxUnavailableReason; detail: string } | undefined {
-  if (facts.bwrap === undefined) return { reason: 'bwrap-missing', detail: 'bubblewrap (bwrap) was not found on PATH' };
+  if (facts.bwrap === undefined) return { reason: 'bwrap-missing', detail: "bubblewrap (bwrap) is not on the server's PATH" };
   const refused = facts.refused ?? (policy.network ? undefined : facts.netRefused);
   if (refused === undefined) return undefined;
   return { reason: 'namespace-refused', detail: `the kernel refused bubblewrap's namespaces${policy.network ? '' : ' (network included)'}: ${refused.slice(0, 300)}` };
 }
 
+const FIXES: Readonly<Record<SandboxUnavailableReason, string>> = {
+  'bwrap-missing': 'Install bubblewrap there (Debian/Ubuntu: apt-get install bubblewrap)',
+  'namespace-refused': 'Allow unprivileged user namespaces there (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)',
+  'bind-missing': 'Create the path, or fix it in the entry\'s "sandbox" block',
+};
+
 function unavailable(machine: Machine, server: string, reason: SandboxUnavailableReason, detail: string): SandboxUnavailableError {
-  const fix =
-    reason === 'bwrap-missing'
-      ? 'Install bubblewrap there (Debian/Ubuntu: apt-get install bubblewrap)'
-      : 'Allow unprivileged user namespaces there (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)';
   return new SandboxUnavailableError(
-    `Server "${server}" must run confined and was not started: ${detail} on ${machine.identity} (sandbox cause: ${reason}). ${fix}, or set "sandbox": {"mode": "off"} to accept running it unconfined.`,
+    `Server "${server}" must run confined and was not started: ${detail} on ${machine.identity} (sandbox cause: ${reason}). ${FIXES[reason]}, or set "sandbox": {"mode": "off"} to accept running it unconfined.`,
     { server, reason },
   );
 }

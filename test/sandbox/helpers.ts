@@ -4,16 +4,31 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { McpHost } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/errors.js';
 import { LocalMachine } from '../../src/remote/index.js';
+import { FIXTURES_DIR, PROJECT_ROOT } from '../fixtures/servers.js';
 import { processTable } from '../ssh/proc.js';
 
 /** bubblewrap is installed (CI installs it; elsewhere the suites skip). */
 export function hasBwrap(): boolean {
   return spawnSync('bwrap', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * What the test servers need besides the system directories: the fixtures, node_modules and the
+ * Node binary, which CI's copies keep under /tmp (hidden inside a sandbox).
+ */
+// Real paths: a bind onto a symlink (this checkout's node_modules may be one) cannot be mounted.
+export const TEST_BINDS: readonly string[] = [FIXTURES_DIR, join(PROJECT_ROOT, 'node_modules'), dirname(process.execPath)].map((path) => realpathSync(path));
+
+/** `sandbox` with TEST_BINDS in front of its own roBinds. */
+export function withTestBinds(sandbox: Record<string, unknown>): Record<string, unknown> {
+  return { ...sandbox, roBinds: [...TEST_BINDS, ...((sandbox.roBinds as string[] | undefined) ?? [])] };
 }
 
 /** A local machine with another home directory. */

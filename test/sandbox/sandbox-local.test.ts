@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpHost, type ListResult, type McpHost } from '../../src/bindings/index.js';
 import { filesystemPath, PROJECT_ROOT, sandboxSpyPath, writeConfig } from '../fixtures/servers.js';
-import { hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';
+import { withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -28,7 +28,7 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
   const spyEntry = (sandbox: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     command: process.execPath,
     args: [sandboxSpyPath],
-    ...(sandbox ? { sandbox } : {}),
+    ...(sandbox ? { sandbox: withTestBinds(sandbox) } : {}),
     ...extra,
   });
 
@@ -59,7 +59,7 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
   });
 
   it('the reference filesystem server confined "ro": reads work, writes fail; "rw" writes reach the workspace', async () => {
-    const fs = (workspace: string): Record<string, unknown> => ({ command: process.execPath, args: [filesystemPath, '/workspace'], sandbox: { mode: 'on', workspace } });
+    const fs = (workspace: string): Record<string, unknown> => ({ command: process.execPath, args: [filesystemPath, '/workspace'], sandbox: withTestBinds({ mode: 'on', workspace }) });
     const { host } = hostFor({ ro: fs('ro'), rw: fs('rw') });
     const read = await host.call({ server: 'ro', tool: 'read_text_file', arguments: { path: '/workspace/readme.txt' } });
     assert.match(JSON.stringify(read.content), /hello from the workspace/);
@@ -135,7 +135,7 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
 
   it('an npx-launched server works confined (npm runs in the private home)', async () => {
     const { host } = hostFor({
-      npx: { command: 'npx', args: ['--no-install', 'mcp-server-filesystem', '/workspace'], cwd: PROJECT_ROOT, sandbox: { mode: 'on' } },
+      npx: { command: 'npx', args: ['--no-install', 'mcp-server-filesystem', '/workspace'], cwd: PROJECT_ROOT, sandbox: withTestBinds({ mode: 'on' }) },
     });
     const listed = await host.call({ server: 'npx', tool: 'list_allowed_directories', arguments: {} });
     assert.match(JSON.stringify(listed.content), /\/workspace/);

@@ -5,7 +5,7 @@ import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
 import { SshMachine } from '../../src/remote/index.js';
 import { filesystemPath, sandboxSpyPath } from '../fixtures/servers.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
+import { withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
 
 describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved there', function () {
   this.timeout(60_000);
@@ -33,7 +33,7 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
   const spyEntry = (sandbox: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
     command: process.execPath,
     args: [sandboxSpyPath],
-    ...(sandbox ? { sandbox } : {}),
+    ...(sandbox ? { sandbox: withTestBinds(sandbox) } : {}),
     ...extra,
   });
 
@@ -75,7 +75,7 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
   });
 
   it('the reference filesystem server confined "ro" on the remote: reads work, writes fail', async () => {
-    const host = hostFor({ fs: { command: process.execPath, args: [filesystemPath, '/workspace'], sandbox: { mode: 'on' } } });
+    const host = hostFor({ fs: { command: process.execPath, args: [filesystemPath, '/workspace'], sandbox: withTestBinds({ mode: 'on' }) } });
     const read = await host.call({ server: 'fs', tool: 'read_text_file', arguments: { path: '/workspace/readme.txt' } });
     assert.match(JSON.stringify(read.content), /hello from the remote workspace/);
     const write = await host.call({ server: 'fs', tool: 'write_file', arguments: { path: '/workspace/new.txt', content: 'x' } });
