@@ -102,6 +102,14 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     }
   });
 
+  it('workspace "none" hides the working directory, at /workspace and at its own path', async () => {
+    const { host } = hostFor({ none: spyEntry({ mode: 'on', workspace: 'none' }) });
+    assert.deepEqual(await spy(host, 'none', 'list', { path: '/workspace' }), { error: 'ENOENT' });
+    const own = await spy<{ names?: string[] }>(host, 'none', 'list', { path: work });
+    assert.ok(!(own.names ?? []).includes('readme.txt'), JSON.stringify(own));
+    assert.equal((await spy<{ cwd: string }>(host, 'none', 'whoami')).cwd, home);
+  });
+
   it('with network: false it cannot reach a loopback HTTP server that answers it otherwise', async () => {
     const { host } = hostFor({ plain: spyEntry(undefined), shared: spyEntry({ mode: 'on' }), none: spyEntry({ mode: 'on', network: false }) });
     assert.deepEqual(await spy(host, 'plain', 'fetch', { url: pong.url }), { status: 200, body: 'pong' });
