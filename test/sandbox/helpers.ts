@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpHost } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/errors.js';
 import { LocalMachine } from '../../src/remote/index.js';
-import { FIXTURES_DIR, PROJECT_ROOT } from '../fixtures/servers.js';
+import { FIXTURES_DIR, PROJECT_ROOT, sandboxSpyPath } from '../fixtures/servers.js';
 import { processTable } from '../ssh/proc.js';
 
 /** bubblewrap is installed (CI installs it; elsewhere the suites skip). */
@@ -29,6 +29,11 @@ export const TEST_BINDS: readonly string[] = [FIXTURES_DIR, join(PROJECT_ROOT, '
 /** `sandbox` with TEST_BINDS in front of its own roBinds. */
 export function withTestBinds(sandbox: Record<string, unknown>): Record<string, unknown> {
   return { ...sandbox, roBinds: [...TEST_BINDS, ...((sandbox.roBinds as string[] | undefined) ?? [])] };
+}
+
+/** A stdio entry running the spy, confined by `sandbox` (with TEST_BINDS) unless it is undefined. */
+export function spyEntry(sandbox: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [sandboxSpyPath], ...(sandbox ? { sandbox: withTestBinds(sandbox) } : {}), ...extra };
 }
 
 /** A local machine with another home directory. */

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpHost, type ListResult, type McpHost } from '../../src/bindings/index.js';
-import { filesystemPath, PROJECT_ROOT, sandboxSpyPath, writeConfig } from '../fixtures/servers.js';
-import { withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';
+import { runProcess } from '../cli/helpers.js';
+import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
+import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -25,12 +25,6 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     hosts.push(host);
     return { host, configPath };
   };
-  const spyEntry = (sandbox: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-    command: process.execPath,
-    args: [sandboxSpyPath],
-    ...(sandbox ? { sandbox: withTestBinds(sandbox) } : {}),
-    ...extra,
-  });
 
   before(async function () {
     if (!hasBwrap()) {
@@ -192,7 +186,7 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       const configPath = writeConfig(join(root, 'refused'), { on: spyEntry({ mode: 'on' }), auto: spyEntry({ mode: 'auto' }) });
       // berry-mcp itself runs where no new namespace may be made (an unprivileged user in a user
       // namespace that forbids nesting): the kernel refuses bwrap with ENOSPC.
-      const result = await runCli(['bwrap', '--unshare-user', '--disable-userns', '--uid', '1234', '--dev-bind', '/', '/', '--', process.execPath, BIN, 'list', '--json', '--config', configPath, '--cwd', work], { HOME: home });
+      const result = await runProcess('bwrap', ['--unshare-user', '--disable-userns', '--uid', '1234', '--dev-bind', '/', '/', '--', process.execPath, BIN, 'list', '--json', '--config', configPath, '--cwd', work], { cwd: work, env: { HOME: home } });
       const listed = JSON.parse(result.stdout) as ListResult;
       const on = listed.servers.find((s) => s.name === 'on')!;
       assert.equal(on.status, 'error', result.stdout + result.stderr);
@@ -204,15 +198,3 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     });
   });
 });
-
-function runCli(argv: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

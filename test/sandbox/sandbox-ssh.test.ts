@@ -3,9 +3,9 @@ import { chownSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
 import { SshMachine } from '../../src/remote/index.js';
-import { filesystemPath, sandboxSpyPath } from '../fixtures/servers.js';
+import { filesystemPath } from '../fixtures/servers.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
+import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
 
 describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved there', function () {
   this.timeout(60_000);
@@ -30,12 +30,6 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     hosts.push(host);
     return host;
   };
-  const spyEntry = (sandbox: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-    command: process.execPath,
-    args: [sandboxSpyPath],
-    ...(sandbox ? { sandbox: withTestBinds(sandbox) } : {}),
-    ...extra,
-  });
 
   before(async function () {
     if (!hasBwrap()) {
