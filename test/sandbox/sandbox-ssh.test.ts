@@ -116,10 +116,16 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     await waitUntil(() => pidsWithMarker(marker).length === 0, 5000, 'the grandchild to die');
   });
 
-  it('fails closed on the remote: bwrap not on its PATH, a bind path missing there', async () => {
+  it('fails closed on the remote: bwrap not on its PATH, a bind path missing there, a namespace its kernel refuses', async () => {
+    // The remote user's first bwrap on this PATH runs the real one where user namespaces are
+    // forbidden (as in a container that disallows them): the kernel refuses it (ENOSPC).
+    const refusing = join(sshd.dir, 'refusing-bin');
+    mkdirSync(refusing, { recursive: true, mode: 0o755 });
+    writeFileSync(join(refusing, 'bwrap'), '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --disable-userns --dev-bind / / -- /usr/bin/bwrap "$@"\n', { mode: 0o755 });
     const host = hostFor({
       nobwrap: spyEntry({ mode: 'on' }, { env: { PATH: '/nonexistent-bin' } }),
       nobind: spyEntry({ mode: 'on', roBinds: ['~/no-such-dir'] }),
+      refused: spyEntry({ mode: 'on' }, { env: { PATH: `${refusing}:/usr/bin:/bin` } }),
     });
     const missing = await rejectsWith(host.call({ server: 'nobwrap', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');
     assert.match(missing.message, /bwrap-missing/);
@@ -127,5 +133,7 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     const bind = await rejectsWith(host.call({ server: 'nobind', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');
     assert.match(bind.message, /bind-missing/);
     assert.ok(bind.message.includes(join(sshd.homeDir, 'no-such-dir')), bind.message);
+    const refused = await rejectsWith(host.call({ server: 'refused', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');
+    assert.match(refused.message, /namespace-refused/);
   });
 });
