@@ -1,6 +1,6 @@
 /**
  * What bubblewrap needs to know about a target machine, found once per machine lifetime (and
- * PATH): where bwrap is, whether the kernel lets it create the namespaces, and the top level of
+ * PATH; a machine where bwrap is missing or refused is asked again after 30 s): where bwrap is, whether the kernel lets it create the namespaces, and the top level of
  * the file system (mounted one entry at a time, so that /workspace can be created in the root).
  */
 import { BerryError } from '../errors.js';
@@ -30,6 +30,8 @@ export interface SandboxFacts {
 /** The namespaces every confined server gets (the probe tries exactly these). */
 export const NAMESPACE_ARGS = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'] as const;
 const PROBE_TIMEOUT_MS = 10_000;
+/** A machine without a usable bwrap is asked again after this long (someone may install it). */
+const NEGATIVE_TTL_MS = 30_000;
 const MAX_PROBE_OUTPUT = 64 * 1024;
 const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} --cap-drop ALL --die-with-parent`;
 
@@ -74,9 +76,18 @@ export async function probeSandbox(machine: Machine, path: string, signal?: Abor
   let facts = cache.facts.get(path);
   if (!facts) {
     // Runs to the end under its own deadline: one caller's abort must not fail the others.
-    facts = runProbe(machine, path);
-    cache.facts.set(path, facts);
-    facts.catch(() => cache.facts.delete(path));
+    const probing = runProbe(machine, path);
+    facts = probing;
+    cache.facts.set(path, probing);
+    const forget = (): void => {
+      if (cache.facts.get(path) === probing) cache.facts.delete(path);
+    };
+    probing.then(
+      (found) => {
+        if (found.bwrap === undefined || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
+      },
+      forget,
+    );
   }
   return abortable(facts, signal);
 }
