@@ -9,9 +9,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { createHost, LocalMachine } from '../src/index.js';
+import { createHost, type LocalMachine } from '../src/index.js';
 import { confineSpawnSpec, type SpawnSpec } from '../src/remote/index.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
+import { ScratchHomeMachine } from '../test/sandbox/helpers.js';
 import { missing, row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';
 
@@ -27,10 +28,11 @@ export default async function confinedStart(): Promise<Row[]> {
     plain: everythingEntry(),
     confined: { ...everythingEntry(), sandbox: { mode: 'on' } },
   });
-  const probed = new LocalMachine();
-  const first = async (server: string, machine?: LocalMachine): Promise<number> => {
+  const home = join(dir, 'home');
+  const probed = new ScratchHomeMachine(home);
+  const first = async (server: string, machine: LocalMachine = new ScratchHomeMachine(home)): Promise<number> => {
     const started = performance.now();
-    const host = createHost({ cwd: dir, configPath, ...(machine ? { machine } : {}) });
+    const host = createHost({ cwd: dir, configPath, machine });
     try {
       const listed = await host.list({ server });
       const elapsed = performance.now() - started;
@@ -41,7 +43,7 @@ export default async function confinedStart(): Promise<Row[]> {
     }
   };
   try {
-    const policy = { mode: 'on', network: true, workspace: 'ro', binds: [], envPass: [], home: join(dir, 'home') } as const;
+    const policy = { mode: 'on', network: true, workspace: 'ro', binds: [], envPass: [], home: join(home, 'private') } as const;
     const wrapped = await confineSpawnSpec(probed, 'bench', { command: NODE, args: ['-e', '0'], env: {}, cwd: dir }, policy);
     const direct: SpawnSpec = { ...wrapped, command: NODE, args: ['-e', '0'] };
     const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
