@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
 import { SshMachine } from '../../src/remote/index.js';
 import { filesystemPath } from '../fixtures/servers.js';
+import { processTable } from '../ssh/proc.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
 
@@ -77,9 +78,11 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
   });
 
   it('the spy sees only its env, envPass from the REMOTE environment, a private remote home and ~/ binds resolved remotely', async () => {
-    const host = hostFor({ spy: spyEntry({ mode: 'on', envPass: [REMOTE_ENV.name], roBinds: ['~/sandbox-data:/data'] }, { env: { ENTRY_VAR: 'entry-value' } }) });
+    const host = hostFor({ spy: spyEntry({ mode: 'on', envPass: [REMOTE_ENV.name], roBinds: ['~/sandbox-data:/data'] }, { env: { ENTRY_VAR: 'entry-value', SANDBOX_TOKEN: 'sandbox-secret-1f0c' } }) });
     const env = await spy<Record<string, string>>(host, 'spy', 'env');
-    const allowed = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD', REMOTE_ENV.name, 'ENTRY_VAR'];
+    // The confined environment travels on stdin too: no command line on the machine shows it.
+    assert.deepEqual(processTable().filter((row) => row.rawCmdline.includes('sandbox-secret-1f0c')).map((row) => row.cmdline), []);
+    const allowed = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD', REMOTE_ENV.name, 'ENTRY_VAR', 'SANDBOX_TOKEN'];
     assert.deepEqual(Object.keys(env).filter((name) => !allowed.includes(name)), [], JSON.stringify(env));
     assert.deepEqual([env[REMOTE_ENV.name], env.ENTRY_VAR, env.HOME], [REMOTE_ENV.value, 'entry-value', sshd.homeDir]);
     assert.deepEqual(await spy(host, 'spy', 'read', { path: join(sshd.homeDir, 'secret-marker') }), { error: 'ENOENT' });
