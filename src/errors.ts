@@ -25,6 +25,7 @@ export type BerryErrorCode =
   | 'MCP_CALL_REFUSED'
   | 'MCP_MESSAGE_TOO_LARGE'
   | 'MCP_RESULT_TOO_LARGE'
+  | 'MCP_SANDBOX_UNAVAILABLE'
   | 'MCP_HOST_CLOSED'
   | 'MCP_CONFIG_CHANGED'
   | 'MCP_CONFIG_WRITE_FAILED'
@@ -123,6 +124,24 @@ export class ServerStartError extends BerryError {
     this.signal = details.signal;
     this.stderrTail = details.stderrTail ?? '';
     this.durationMs = details.durationMs;
+  }
+}
+
+/** Why a server that must run confined (`sandbox`) could not be. */
+export type SandboxUnavailableReason = 'bwrap-missing' | 'bind-missing' | 'namespace-refused';
+
+/** A stdio server that must be confined and cannot be: it was not started (never unconfined). */
+export class SandboxUnavailableError extends BerryError {
+  readonly server: string;
+  readonly reason: SandboxUnavailableReason;
+  /** The bind source that does not exist (`bind-missing`). */
+  readonly path: string | undefined;
+
+  constructor(message: string, details: { server: string; reason: SandboxUnavailableReason; path?: string }) {
+    super('MCP_SANDBOX_UNAVAILABLE', message);
+    this.server = details.server;
+    this.reason = details.reason;
+    this.path = details.path;
   }
 }
 

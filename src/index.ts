@@ -25,9 +25,10 @@ export {
   EnvVarMissingError,
   OAuthEndpointError,
   ProtocolError,
+  SandboxUnavailableError,
   ServerStartError,
   TransportClosedError,
   isBerryError,
 } from './errors.js';
-export type { BerryErrorCode } from './errors.js';
+export type { BerryErrorCode, SandboxUnavailableReason } from './errors.js';
 export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';

@@ -9,12 +9,12 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ResolvedServerConfig } from '../config/index.js';
-import { createRedactor } from '../config/index.js';
+import { createRedactor, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError, CallTimeoutError, CancelledError, ServerStartError, TransportClosedError, isBerryError } from '../errors.js';
 import {
   MachineStdioTransport,
   closeHttpTransport,
+  confineSpawnSpec,
   createHttpTransport,
   HttpStatusError,
   settlesWithin,
@@ -116,7 +116,7 @@ export class ServerConnection {
       config.kind === 'stdio'
         ? new MachineStdioTransport({
             machine,
-            spec: { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
+            spec: await confineSpawnSpec(machine, config.name, { command: config.command, args: config.args, env: config.env, cwd: config.cwd }, config.sandbox, options.signal),
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
             ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
           })

@@ -13,7 +13,7 @@ import { getPrompt } from './prompts.js';
 // resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
 // connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import { usesTask } from './task-support.js';
-import { connectedStatus, failedStatus } from './server-status.js';
+import { connectedStatus, failedStatus, sandboxNotes } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
 import { findTool, knownTool } from './tool-lookup.js';
 import type {
@@ -383,7 +383,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
-    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs });
+    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs }, await sandboxNotes(this.machine, slot, signal));
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -399,7 +399,7 @@ class Host implements McpHost {
     if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal, refresh);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
+    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, await sandboxNotes(this.machine, slot, signal));
   }
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { FileInfo, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../remote/index.js';
+import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../remote/index.js';
 
 /**
  * The target machine as a host sees it while `add` checks a server: reading the config file gives
@@ -45,6 +45,9 @@ export class CandidateMachine implements Machine {
   }
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
     return this.#machine.mkdir(path, mode, signal);
+  }
+  pathType(path: string, signal?: AbortSignal): Promise<PathType> {
+    return this.#machine.pathType(path, signal);
   }
   unlink(path: string, signal?: AbortSignal): Promise<void> {
     return this.#machine.unlink(path, signal);

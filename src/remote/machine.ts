@@ -9,7 +9,12 @@ export interface SpawnSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Absolute working directory on the machine. */
   readonly cwd: string;
+  /** `env` is the whole environment: nothing of the machine's is inherited (a confined server). */
+  readonly clearEnv?: boolean;
 }
+
+/** What a path names, symlinks followed; undefined when nothing is there. */
+export type PathType = 'directory' | 'file' | 'other' | undefined;
 
 export interface ProcessExit {
   /**
@@ -79,6 +84,8 @@ export interface Machine {
   rename(from: string, to: string, signal?: AbortSignal): Promise<void>;
   /** Creates a directory and its missing parents with `mode`; existing ones are left as they are. */
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void>;
+  /** What is at `path` (symlinks followed): a bind source of a sandbox must exist. */
+  pathType(path: string, signal?: AbortSignal): Promise<PathType>;
   /** Removes a file; a file that does not exist is not an error. */
   unlink(path: string, signal?: AbortSignal): Promise<void>;
   /** Starts a process in its own process group. Startup failures surface through `exited`. */

@@ -4,7 +4,7 @@
  * O_CREAT|O_EXCL on OpenSSH's sftp-server, which never follows a symlink.
  */
 import type { SFTPWrapper } from 'ssh2';
-import type { FileInfo, WriteFileOptions } from './machine.js';
+import type { FileInfo, PathType, WriteFileOptions } from './machine.js';
 import type { SshConnection } from './ssh-connection.js';
 
 const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
@@ -74,6 +74,18 @@ export async function sftpMkdir(sftp: SFTPWrapper, identity: string, path: strin
     const chmodError = await call((cb) => sftp.chmod(path, mode, cb));
     if (chmodError) throw fileError(chmodError, 'chmod', path, identity);
   }
+}
+
+export function sftpPathType(sftp: SFTPWrapper, identity: string, path: string): Promise<PathType> {
+  return new Promise((resolve, reject) =>
+    sftp.stat(path, (error, stats) => {
+      if (!error) return resolve(stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other');
+      const mapped = fileError(error, 'stat', path, identity) as Error & { code: string };
+      // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
+      if (mapped.code === 'ENOENT') resolve(undefined);
+      else reject(mapped);
+    }),
+  );
 }
 
 export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: string): Promise<void> {
