@@ -5,7 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { ApprovalAnswer, ApproveCall } from '../bindings/approval.js';
+import type { ApprovalAnswer, ApproveCall } from '../mcp/operations/approval.js';
 
 const MAX_SHOWN_ARGUMENTS = 2000;
 

@@ -1,0 +1,100 @@
+/**
+ * Saved catalogs: a server's tool list, saved on the target machine after a successful listing so
+ * a later `list` can answer without starting the server. One file per resolved-config fingerprint
+ * (a changed entry never reads an old catalog), holding only what the server listed: no config,
+ * no secrets. File IO goes through the Machine (read: readFile; write: a short `sh` that writes a
+ * temp file and renames it, so a reader never sees half a file).
+ */
+import { createHash } from 'node:crypto';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Machine } from '../../machine/index.js';
+
+/** How long a saved catalog is fresh when the server gave no `ttlMs`. */
+export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
+/** A file larger than this is not a catalog we wrote: ignore it. */
+const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
+const FORMAT = 1;
+
+export interface SavedCatalog {
+  readonly savedAt: number;
+  readonly ttlMs: number;
+  /** The server's whole tool list, unfiltered (filters apply when it is read). */
+  readonly tools: Tool[];
+}
+
+/** The little file IO the store needs, so tests and other machines can supply their own. */
+export interface CatalogFiles {
+  read(path: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Replaces `path` atomically, creating its folder (mode 0700) and the file (mode 0600). */
+  write(path: string, data: string): Promise<void>;
+}
+
+export class CatalogStore {
+  readonly #dir: Promise<string>;
+  readonly #files: CatalogFiles;
+
+  /** `dir` may start with `~/` (the machine's home); default `$XDG_CACHE_HOME/berry/catalogs` or `~/.cache/berry/catalogs`. */
+  constructor(machine: Machine, dir?: string, files: CatalogFiles = machineFiles(machine)) {
+    this.#files = files;
+    this.#dir = resolveDir(machine, dir);
+    this.#dir.catch(() => {});
+  }
+
+  async load(fingerprint: string, signal?: AbortSignal): Promise<SavedCatalog | undefined> {
+    let text: string | undefined;
+    try {
+      text = await this.#files.read(await this.#path(fingerprint), signal);
+    } catch {
+      return undefined;
+    }
+    if (text === undefined || text.length > MAX_CATALOG_BYTES) return undefined;
+    try {
+      const value = JSON.parse(text) as Partial<SavedCatalog> & { format?: number };
+      if (value.format !== FORMAT || typeof value.savedAt !== 'number' || typeof value.ttlMs !== 'number' || !Array.isArray(value.tools)) {
+        return undefined;
+      }
+      return { savedAt: value.savedAt, ttlMs: value.ttlMs, tools: value.tools };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async save(fingerprint: string, tools: readonly Tool[], ttlMs: number | undefined): Promise<void> {
+    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools });
+    await this.#files.write(await this.#path(fingerprint), data);
+  }
+
+  async #path(fingerprint: string): Promise<string> {
+    // The fingerprint hashes resolved values, secrets included: never write it out as it is.
+    const name = createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40);
+    return `${await this.#dir}/${name}.json`;
+  }
+}
+
+async function resolveDir(machine: Machine, dir: string | undefined): Promise<string> {
+  const home = await machine.homeDir();
+  if (dir !== undefined) return dir === '~' ? home : dir.startsWith('~/') ? `${home}/${dir.slice(2)}` : dir;
+  const xdg = (await machine.env())['XDG_CACHE_HOME'];
+  return `${xdg !== undefined && xdg.startsWith('/') ? xdg : `${home}/.cache`}/berry/catalogs`;
+}
+
+// Folder and temp file name travel as positional parameters, never spliced into the script.
+const WRITE_SCRIPT = 'umask 077 && mkdir -p -- "$1" && cat > "$2" && mv -f -- "$2" "$3"';
+
+/** Reads with the machine's readFile; writes through `sh` on the machine (local or over SSH). */
+export function machineFiles(machine: Machine): CatalogFiles {
+  return {
+    read: (path, signal) => machine.readFile(path, signal),
+    async write(path, data) {
+      const dir = path.slice(0, path.lastIndexOf('/')) || '/';
+      const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
+      const child = await machine.spawn({ command: 'sh', args: ['-c', WRITE_SCRIPT, 'sh', dir, temp, path], env: {}, cwd: '/' });
+      child.stdout.resume();
+      child.stderr.resume();
+      child.stdin.on('error', () => {});
+      child.stdin.end(data);
+      const exit = await child.exited;
+      if (exit.code !== 0) throw new Error(`saving the catalog failed (exit ${exit.code ?? exit.signal ?? exit.error?.message})`);
+    },
+  };
+}
