@@ -14,6 +14,8 @@ export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
 /** A file larger than this is not a catalog we wrote: ignore it. */
 const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 const FORMAT = 1;
+/** Observed types are bounded per tool (4 KB); a file larger than this is not one we wrote. */
+const MAX_OBSERVED_BYTES = 8 * 1024 * 1024;
 
 export interface SavedCatalog {
   readonly savedAt: number;
@@ -64,10 +66,25 @@ export class CatalogStore {
     await this.#files.write(await this.#path(fingerprint), data);
   }
 
-  async #path(fingerprint: string): Promise<string> {
+  /** The observed result types kept beside the catalog (observed-types/), as parsed JSON; undefined when none. */
+  async loadObserved(fingerprint: string, signal?: AbortSignal): Promise<unknown> {
+    try {
+      const text = await this.#files.read(await this.#path(fingerprint, '.observed'), signal);
+      return text === undefined || text.length > MAX_OBSERVED_BYTES ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A file of its own: the catalog is rewritten on every listing, observations on their own schedule. */
+  async saveObserved(fingerprint: string, value: unknown): Promise<void> {
+    await this.#files.write(await this.#path(fingerprint, '.observed'), JSON.stringify(value));
+  }
+
+  async #path(fingerprint: string, suffix = ''): Promise<string> {
     // The fingerprint hashes resolved values, secrets included: never write it out as it is.
     const name = createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40);
-    return `${await this.#dir}/${name}.json`;
+    return `${await this.#dir}/${name}${suffix}.json`;
   }
 }
 

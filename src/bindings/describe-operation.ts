@@ -6,6 +6,7 @@ import { isBerryError } from '../errors.js';
 import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
 import type { ServerConnection } from './connection.js';
 import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
+import type { ObservedTools } from './observed-types/observation.js';
 import { findTool, visibleTools } from './tool-lookup.js';
 
 export async function describeToolOf(
@@ -13,11 +14,12 @@ export async function describeToolOf(
   tool: string,
   withSchemas: boolean,
   signal: AbortSignal | undefined,
+  observed?: ObservedTools,
 ): Promise<ToolDescription> {
-  return describeTool(connection.config.name, await findTool(connection, tool, signal), withSchemas);
+  return describeTool(connection.config.name, await findTool(connection, tool, signal), withSchemas, observed?.get(tool));
 }
 
-export async function describeServer(connection: ServerConnection, signal: AbortSignal | undefined): Promise<DescribeResult> {
+export async function describeServer(connection: ServerConnection, signal: AbortSignal | undefined, observed?: ObservedTools): Promise<DescribeResult> {
   const { catalog } = connection;
   const warnings: string[] = [];
   // A server whose prompts or resources list fails (the server said no) still describes its tools.
@@ -40,7 +42,7 @@ export async function describeServer(connection: ServerConnection, signal: Abort
     ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
     ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
     ...(instructions ? { instructions } : {}),
-    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool)] as const))),
+    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool, observed?.get(tool.name))] as const))),
     resources: Object.fromEntries(resources.items.map((r) => [r.uri, resourceLine(r)])),
     resourceTemplates: Object.fromEntries(templates.items.map((t) => [t.uriTemplate, resourceLine(t)])),
     prompts: Object.fromEntries(prompts.items.map((p) => [p.name, promptLine(p)])),

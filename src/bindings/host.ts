@@ -7,6 +7,8 @@ import { LocalMachine } from '../remote/local-machine.js';
 import { MAX_LINE_LIMIT } from '../remote/line-reader.js';
 import type { Machine } from '../remote/index.js';
 import { checkApproval, type ApproveCall } from './approval.js';
+import { ArgumentChecker } from './argument-check.js';
+import { ObservedTypes } from './observed-types/observer.js';
 import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
@@ -172,6 +174,9 @@ class Host implements McpHost {
   readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
   readonly #store: CatalogStore | undefined;
+  readonly #arguments: ArgumentChecker;
+  /** Result types learned from calls of tools without an outputSchema (describe, typings). */
+  readonly #observed: ObservedTypes;
   /** Catalog saves and background refreshes: close() lets them finish. */
   readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
@@ -201,6 +206,8 @@ class Host implements McpHost {
     this.#approveCall = options.approveCall;
     const saved = options.savedCatalogs;
     this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+    this.#arguments = new ArgumentChecker(this.#log);
+    this.#observed = new ObservedTypes(this.#store, this.#log);
   }
 
   #track(work: Promise<unknown>): void {
@@ -417,7 +424,8 @@ class Host implements McpHost {
                     () => [],
                   )
                 : [];
-            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts };
+            const observed = slot.status === 'ok' ? await this.#observed.view(slot.config.fingerprint, slot.name, catalog.tools, signal) : undefined;
+            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts, observed };
           }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
@@ -435,8 +443,10 @@ class Host implements McpHost {
     const { signal } = options;
     return this.withServer(
       server,
-      (connection) =>
-        tool === undefined ? describeServer(connection, signal) : describeToolOf(connection, tool, schemas === true, signal),
+      async (connection) => {
+        const observed = await this.#observed.viewOf(connection, signal);
+        return tool === undefined ? describeServer(connection, signal, observed) : describeToolOf(connection, tool, schemas === true, signal, observed);
+      },
       signal,
     );
   }
@@ -451,10 +461,13 @@ class Host implements McpHost {
         // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
         const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
         const approve = options.approveCall ?? this.#approveCall;
+        await this.#arguments.check(server, found, args);
         if (approve) await checkApproval(approve, server, found, args, options.signal);
-        return usesTask(connection, found)
-          ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
-          : connection.callTool(tool, args, options);
+        const result = usesTask(connection, found)
+          ? await (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
+          : await connection.callTool(tool, args, options);
+        this.#observed.learn(connection, found, result);
+        return result;
       },
       options.signal,
     );
@@ -495,6 +508,7 @@ class Host implements McpHost {
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     // Saves and background refreshes were started by operations that already answered.
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+    await this.#observed.close();
     if (this.#ownsPool) await this.#pool.close();
     await this.machine.close();
   }
