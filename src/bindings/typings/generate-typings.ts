@@ -122,7 +122,11 @@ export async function generateTypings(servers: readonly TypingsServerInput[], op
         docComment(toolDoc(tool), '      ') +
           `      ${stringLiteral(tool.name)}: {\n` +
           `        args: ${path}.Input.Arguments;\n` +
-          (observed?.source === 'structuredContent' ? `        /** ${observedOver(observed)} */\n` : '') +
+          (observed === undefined
+            ? ''
+            : observed.source === 'structuredContent'
+              ? `        /** ${observedOver(observed)} */\n`
+              : `        /** ${observedOver(observed)}: content[0].text is JSON of type ${path}.Observed.Returns */\n`) +
           `        structured: ${structured};\n` +
           `      };\n`,
       );
