@@ -4,8 +4,8 @@
  * map, so the key is not kept either. Bounded work: arrays are sampled (first and last
  * elements), and past MAX_NODES values everything left is `unknown`.
  */
-import { mergeShapes, valuesShape } from './merge.js';
-import { boundShape, MAX_DEPTH, MAX_KEY_LENGTH, MAX_KEYS, type Field, type Shape } from './shape.js';
+import { mergeShapes } from './merge.js';
+import { MAX_DEPTH, MAX_KEY_LENGTH, MAX_KEYS, type Field, type Shape } from './shape.js';
 
 /** Values looked at in one result, at most. */
 export const MAX_NODES = 2000;
@@ -18,12 +18,27 @@ const MAP_MIN_KEYS = 8;
 /** A key a record type would have: short, a name (`entityType`, `@id`, `content-type`). */
 const NAME_LIKE = /^[@$]?[A-Za-z_][A-Za-z0-9_.:-]*$/;
 
+/** The shape of `value`, not yet cut to MAX_SHAPE_BYTES (mergeObservations does that). */
 export function inferShape(value: unknown): Shape {
-  return boundShape(infer(value, 0, { nodes: MAX_NODES }));
+  return infer(value, 0, { nodes: MAX_NODES });
 }
+
+/** Results repeat their keys call after call: each key is judged once (a bounded cache). */
+const verdicts = new Map<string, boolean>();
+const MAX_VERDICTS = 4096;
 
 /** True for a key that is more likely a value than a field name. */
 export function looksLikeData(key: string): boolean {
+  let verdict = verdicts.get(key);
+  if (verdict === undefined) {
+    verdict = judgeKey(key);
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+function judgeKey(key: string): boolean {
   return (
     key.length > MAX_KEY_LENGTH ||
     !NAME_LIKE.test(key) ||
@@ -55,12 +70,12 @@ function infer(value: unknown, depth: number, budget: Budget): Shape {
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { a: null };
-    return { a: valuesShape(sampled(value.length, (i) => infer(value[i], depth + 1, budget))) };
+    return { a: sampledShape(value, depth + 1, budget) };
   }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (keys.length > MAX_KEYS || keys.some(looksLikeData)) {
-    return { r: valuesShape(sampled(keys.length, (i) => infer(record[keys[i]!], depth + 1, budget))) };
+    return { r: keys.length === 0 ? 'unknown' : sampledShape(keys.map((key) => record[key]), depth + 1, budget) };
   }
   const fields = keys.map((key): Field => [key, 1, infer(record[key], depth + 1, budget)]);
   if (fields.length >= MAP_MIN_KEYS && sameCompoundKind(fields)) {
@@ -69,9 +84,15 @@ function infer(value: unknown, depth: number, budget: Budget): Shape {
   return { o: fields, n: 1 };
 }
 
-function* sampled(length: number, at: (index: number) => Shape): Generator<Shape> {
-  for (let i = 0; i < Math.min(length, SAMPLE_HEAD); i++) yield at(i);
-  for (let i = Math.max(SAMPLE_HEAD, length - SAMPLE_TAIL); i < length; i++) yield at(i);
+/** The merged shape of the first and last values (a non-empty list). */
+function sampledShape(values: readonly unknown[], depth: number, budget: Budget): Shape {
+  let merged = infer(values[0], depth, budget);
+  const head = Math.min(values.length, SAMPLE_HEAD);
+  for (let i = 1; i < head && merged !== 'unknown'; i++) merged = mergeShapes(merged, infer(values[i], depth, budget));
+  for (let i = Math.max(head, values.length - SAMPLE_TAIL); i < values.length && merged !== 'unknown'; i++) {
+    merged = mergeShapes(merged, infer(values[i], depth, budget));
+  }
+  return merged;
 }
 
 function sameCompoundKind(fields: readonly Field[]): boolean {

@@ -19,6 +19,9 @@ const MAP_MIN_KEYS = 6;
 
 export function mergeShapes(a: Shape, b: Shape): Shape {
   if (a === 'unknown' || b === 'unknown') return 'unknown';
+  if (a === b) return a;
+  // The common case, two values of one kind: no union to build.
+  if (!isUnion(a) && !isUnion(b) && kindOf(a) === kindOf(b)) return mergeSameKind(a as Member, b as Member);
   const byKind = new Map<Kind, Member>();
   for (const member of [...membersOf(a), ...membersOf(b)]) {
     const kind = kindOf(member);
@@ -41,6 +44,10 @@ export function valuesShape(shapes: Iterable<Shape>): Shape {
     if (merged === 'unknown') break;
   }
   return merged ?? 'unknown';
+}
+
+function isUnion(shape: Shape): shape is { readonly u: readonly Shape[] } {
+  return typeof shape === 'object' && 'u' in shape;
 }
 
 function membersOf(shape: Exclude<Shape, 'unknown'>): readonly Member[] {

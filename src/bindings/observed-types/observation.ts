@@ -40,8 +40,8 @@ export function observeResult(result: CallToolResult): Observation | undefined {
 
 /** Two observations of one tool; `structuredContent` wins over parsed text (a server that began to send it). */
 export function mergeObservations(a: Observation | undefined, b: Observation): Observation {
-  if (a === undefined) return b;
-  if (a.source !== b.source) return a.source === 'structuredContent' ? a : b;
+  if (a === undefined) return { ...b, shape: boundShape(b.shape) };
+  if (a.source !== b.source) return a.source === 'structuredContent' ? a : { ...b, shape: boundShape(b.shape) };
   return { calls: a.calls + b.calls, source: a.source, shape: boundShape(mergeShapes(a.shape, b.shape)) };
 }
 

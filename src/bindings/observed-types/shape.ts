@@ -89,12 +89,36 @@ export function isCount(value: unknown): value is number {
 
 /** The shape cut to at most MAX_SHAPE_BYTES of JSON: deeper levels become `unknown` until it fits. */
 export function boundShape(shape: Shape): Shape {
-  if (JSON.stringify(shape).length <= MAX_SHAPE_BYTES) return shape;
+  // A walk that stops early is cheaper than JSON on every call; JSON decides near the limit.
+  if (sizeAtMost(shape, MAX_SHAPE_BYTES / 2) || JSON.stringify(shape).length <= MAX_SHAPE_BYTES) return shape;
   for (let depth = MAX_DEPTH - 1; depth >= 1; depth--) {
     const cut = cutBelow(shape, depth);
     if (JSON.stringify(cut).length <= MAX_SHAPE_BYTES) return cut;
   }
   return 'unknown';
+}
+
+/** True when the shape's JSON is surely at most `budget` characters (key characters ×2 for escapes). */
+function sizeAtMost(shape: Shape, budget: number): boolean {
+  const stack: Shape[] = [shape];
+  let size = 0;
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    size += 12;
+    if (typeof next === 'string') continue;
+    if ('a' in next) {
+      if (next.a !== null) stack.push(next.a);
+    } else if ('r' in next) stack.push(next.r);
+    else if ('u' in next) stack.push(...next.u);
+    else {
+      for (const [key, , inner] of next.o) {
+        size += key.length * 2 + 24;
+        stack.push(inner);
+      }
+    }
+    if (size > budget) return false;
+  }
+  return true;
 }
 
 function cutBelow(shape: Shape, depth: number): Shape {
