@@ -6,18 +6,17 @@ import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '.
 import { LocalMachine } from '../remote/local-machine.js';
 import { MAX_LINE_LIMIT } from '../remote/line-reader.js';
 import type { Machine } from '../remote/index.js';
-import { checkApproval, type ApproveCall } from './approval.js';
+import type { ApproveCall } from './approval.js';
 import { ArgumentChecker } from './argument-check.js';
+import { callOn } from './call-operation.js';
 import { ObservedTypes } from './observed-types/observer.js';
 import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
-// resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
-// connection has loaded the SDK anyway, so a script that calls no tool never loads it.
-import { usesTask } from './task-support.js';
+// resources.js (and tasks.js, see call-operation.ts) load the SDK's schemas: they are imported when
+// first used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import { connectedStatus } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
-import { findTool, knownTool } from './tool-lookup.js';
 import type {
   CallRequest,
   CallResult,
@@ -455,22 +454,8 @@ class Host implements McpHost {
     throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
-    return this.withServer(
-      server,
-      async (connection) => {
-        // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
-        const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
-        const approve = options.approveCall ?? this.#approveCall;
-        await this.#arguments.check(server, found, args);
-        if (approve) await checkApproval(approve, server, found, args, options.signal);
-        const result = usesTask(connection, found)
-          ? await (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
-          : await connection.callTool(tool, args, options);
-        this.#observed.learn(connection, found, result);
-        return result;
-      },
-      options.signal,
-    );
+    const context = { approve: options.approveCall ?? this.#approveCall, checker: this.#arguments, observed: this.#observed };
+    return this.withServer(server, (connection) => callOn(connection, tool, args, options, context), options.signal);
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
