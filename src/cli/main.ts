@@ -160,8 +160,9 @@ async function hint(error: { code: BerryErrorCode; message: string }, args: CliA
     }
     // The message lists what exists (closest first); a person also gets one "did you mean".
     if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/did you mean/i.test(error.message)) {
-      const tools = await (await host).withServer(server, (connection) => connection.listTools());
-      return serverHint(tool, tools.map((t) => t.name));
+      // The listed tools, after the entry's filter: a hint never names a filtered tool.
+      const listed = (await (await host).list({ server })).servers[0];
+      return serverHint(tool, listed?.status === 'connected' ? listed.tools.map((t) => t.name) : []);
     }
   } catch {
     // No hint then: the error itself still stands.

@@ -66,9 +66,9 @@ export class ObservedTypes {
     this.#draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#drain());
   }
 
-  /** What was learned for the tools of this connection's current catalog (the saved file read once). */
-  async viewOf(connection: ServerConnection, signal?: AbortSignal): Promise<ObservedTools> {
-    return this.view(connection.config.fingerprint, connection.config.name, await connection.listTools(signal), signal);
+  /** What was learned for the tools of this connection's current catalog (the saved file read once); `server` names the entry. */
+  async viewOf(connection: ServerConnection, server: string, signal?: AbortSignal): Promise<ObservedTools> {
+    return this.view(connection.config.fingerprint, server, await connection.listTools(signal, server), signal);
   }
 
   async view(fingerprint: string, server: string, tools: readonly Tool[], signal?: AbortSignal): Promise<ObservedTools> {
