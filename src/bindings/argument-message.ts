@@ -44,7 +44,7 @@ function describe(error: ErrorObject, value: unknown): string {
     case 'const':
       return `: expected ${shortJson(params['allowedValue'])}, ${got}`;
     case 'format':
-      return `: expected a string in format ${String(params['format'])}, ${got}`;
+      return `: expected ${typeof value === 'number' ? 'a number' : 'a string'} in format ${String(params['format'])}, ${got}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
