@@ -17,6 +17,8 @@ type Compiled = { readonly validate: ValidateFunction } | { readonly reason: str
 
 /** Compiled schemas kept by hash; past this the oldest go (a long-lived serve meets many catalogs). */
 const MAX_CACHED = 512;
+/** A larger schema (as JSON) is not compiled: its calls go out unchecked, as for typings (256 KB). */
+const MAX_SCHEMA_CHARS = 256 * 1024;
 
 const byObject = new WeakMap<object, Compiled>();
 const byHash = new Map<string, Promise<Compiled>>();
@@ -66,15 +68,15 @@ export class ArgumentChecker {
   }
 }
 
-function hashOf(schema: object): string {
-  return createHash('sha256').update(JSON.stringify(schema)).digest('hex');
-}
-
 function compile(schema: object): Promise<Compiled> {
-  const hash = hashOf(schema);
+  const json = JSON.stringify(schema);
+  const hash = createHash('sha256').update(json).digest('hex');
   let compiled = byHash.get(hash);
   if (compiled === undefined) {
-    compiled = compileSchema(schema, hash);
+    compiled =
+      json.length > MAX_SCHEMA_CHARS
+        ? Promise.resolve({ reason: `it is ${json.length} characters as JSON, over ${MAX_SCHEMA_CHARS}`, hash })
+        : compileSchema(schema, hash).catch((error: unknown) => ({ reason: `Ajv did not load: ${String(error)}`.slice(0, 200), hash }));
     byHash.set(hash, compiled);
     if (byHash.size > MAX_CACHED) byHash.delete(byHash.keys().next().value!);
   }

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/host.js';
 import type { LogEvent } from '../../src/bindings/log.js';
-import { dialectsFor } from '../../src/bindings/argument-check.js';
+import { ArgumentChecker, dialectsFor } from '../../src/bindings/argument-check.js';
 import { isBerryError } from '../../src/errors.js';
 import { everythingPath, typedServerPath, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from './helpers.js';
@@ -99,6 +99,17 @@ describe('arguments checked against inputSchema before sending', function () {
     assert.equal(reports.length, 1, JSON.stringify(reports));
     assert.equal(reports[0]!.kind, 'error');
     assert.match(reports[0]!.message, /^the inputSchema of tool "broken_schema" cannot be checked \(type must be JSONType or JSONType\[\]: strin\); its calls go out unchecked$/);
+  });
+
+  it('leaves a schema over 256 KB unchecked, said once', async () => {
+    const events: LogEvent[] = [];
+    const checker = new ArgumentChecker((event) => events.push(event));
+    const properties = Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`p${i}`, { type: 'string', description: 'x'.repeat(40) }]));
+    const tool = { name: 'huge', inputSchema: { type: 'object' as const, properties } };
+    await checker.check('s', tool, { p1: 1 });
+    await checker.check('s', tool, { p1: 2 });
+    assert.equal(events.length, 1);
+    assert.match(events[0]!.message, /^the inputSchema of tool "huge" cannot be checked \(it is \d+ characters as JSON, over 262144\)/);
   });
 
   it("refuses server-everything's get-sum with a string b before it reaches the server", async () => {
