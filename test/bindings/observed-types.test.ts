@@ -11,7 +11,7 @@ import { mergeShapes } from '../../src/bindings/observed-types/merge.js';
 import { shapeText } from '../../src/bindings/observed-types/render.js';
 import { MAX_SHAPE_BYTES, parseShape } from '../../src/bindings/observed-types/shape.js';
 import { FLUSH_DELAY_MS } from '../../src/bindings/observed-types/observer.js';
-import { typedServerPath, writeConfig } from '../fixtures/servers.js';
+import { memoryPath, typedServerPath, writeConfig } from '../fixtures/servers.js';
 import { berry } from '../cli/helpers.js';
 import { tempDir } from './helpers.js';
 
@@ -158,6 +158,21 @@ describe('output types learned from results', function () {
         rmSync(flag);
       }
     });
+  });
+
+  it("keeps server-memory's declared output types (it declares an outputSchema on every tool)", async () => {
+    const tmp = tempDir();
+    const host = createHost({ cwd: tmp.dir, configPath: writeConfig(tmp.dir, { memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.jsonl') } } }) });
+    try {
+      await host.call({ server: 'memory', tool: 'create_entities', arguments: { entities: [{ name: 'Alice', entityType: 'person', observations: ['x'] }] } });
+      for (let i = 0; i < 2; i++) await host.call({ server: 'memory', tool: 'read_graph', arguments: {} });
+      const described = (await host.describe({ server: 'memory', tool: 'read_graph' })) as ToolDescription;
+      assert.equal(described.returns, undefined);
+      assert.match(described.structuredContent ?? '', /^\{ entities: /);
+    } finally {
+      await host.close();
+      tmp.cleanup();
+    }
   });
 
   it('merges the calls of separate CLI processes: two `call`s, then `describe` in a third', async () => {
