@@ -76,7 +76,7 @@ function compile(schema: object): Promise<Compiled> {
     compiled =
       json.length > MAX_SCHEMA_CHARS
         ? Promise.resolve({ reason: `it is ${json.length} characters as JSON, over ${MAX_SCHEMA_CHARS}`, hash })
-        : compileSchema(schema, hash).catch((error: unknown) => ({ reason: `Ajv did not load: ${String(error)}`.slice(0, 200), hash }));
+        : compileSchema(schema, hash, json).catch((error: unknown) => ({ reason: `Ajv did not load: ${String(error)}`.slice(0, 200), hash }));
     byHash.set(hash, compiled);
     if (byHash.size > MAX_CACHED) byHash.delete(byHash.keys().next().value!);
   }
@@ -86,22 +86,31 @@ function compile(schema: object): Promise<Compiled> {
 type Dialect = '2020' | '2019' | '07';
 type AjvInstance = import('ajv').default;
 
-/** The dialects to try for a `$schema`: the one it names; with none (MCP's default is 2020-12), draft-07 after 2020-12. */
-export function dialectsFor($schema: unknown): readonly Dialect[] {
-  if (typeof $schema !== 'string') return ['2020', '07'];
-  if (/json-schema\.org\/draft\/2020-12\//.test($schema)) return ['2020'];
-  if (/json-schema\.org\/draft\/2019-09\//.test($schema)) return ['2019'];
-  // draft-04 and draft-06 differ from 07 in little; 07's class reads them or says why not.
-  if (/json-schema\.org\/draft-0[4-7]\//.test($schema)) return ['07'];
-  return ['2020', '07'];
+/** Keywords only 2019-09/2020-12 know (Ajv's next, dynamic and unevaluated vocabularies, prefixItems). */
+const NEWER_KEYWORDS = /"(?:prefixItems|\$dynamicRef|\$dynamicAnchor|\$recursiveRef|\$recursiveAnchor|dependentRequired|dependentSchemas|minContains|maxContains|unevaluatedProperties|unevaluatedItems)"/;
+
+/**
+ * The dialects to try for a schema: the one its `$schema` names. Without one, MCP's default is
+ * 2020-12; a schema that uses none of 2020-12's own keywords reads the same in draft-07, whose
+ * class the SDK has loaded already (loading 2020-12's costs a one-shot `call` ≈ 20 ms), and a
+ * draft-07 `items: [...]` tuple only means something there. Otherwise 2020-12, then draft-07.
+ */
+export function dialectsFor($schema: unknown, json: string): readonly Dialect[] {
+  if (typeof $schema === 'string') {
+    if (/json-schema\.org\/draft\/2020-12\//.test($schema)) return ['2020'];
+    if (/json-schema\.org\/draft\/2019-09\//.test($schema)) return ['2019'];
+    // draft-04 and draft-06 differ from 07 in little; 07's class reads them or says why not.
+    if (/json-schema\.org\/draft-0[4-7]\//.test($schema)) return ['07'];
+  }
+  return NEWER_KEYWORDS.test(json) ? ['2020', '07'] : ['07'];
 }
 
-async function compileSchema(schema: object, hash: string): Promise<Compiled> {
+async function compileSchema(schema: object, hash: string, json: string): Promise<Compiled> {
   // The dialect is picked here from `$schema`, so Ajv needs no meta-schema for it: the root's
   // `$schema` (and `$id`, which would collide across tools in one Ajv) are left out.
   const { $schema, $id: _id, ...rest } = schema as Record<string, unknown>;
   let reason = 'no dialect';
-  for (const dialect of dialectsFor($schema)) {
+  for (const dialect of dialectsFor($schema, json)) {
     const ajv = await ajvFor(dialect);
     try {
       const validate = ajv.compile(rest);

@@ -497,8 +497,10 @@ class Host implements McpHost {
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     // Saves and background refreshes were started by operations that already answered.
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
-    await this.#observed.close();
+    // Learned types are written while the servers stop (it never rejects); the machine closes after.
+    const learned = this.#observed.close();
     if (this.#ownsPool) await this.#pool.close();
+    await learned;
     await this.machine.close();
   }
 }

@@ -78,10 +78,12 @@ describe('arguments checked against inputSchema before sending', function () {
     await host.call({ server: 'typed', tool: 'shapes', arguments: { items: [{ name: 'a', size: 2 }], mode: 'fast', when: '2026-12-01T10:00:00Z', id: 'x' } });
   });
 
-  it('picks the dialect from $schema: 2020-12 prefixItems, draft-07 items arrays (declared or not)', async () => {
-    assert.deepEqual(dialectsFor('http://json-schema.org/draft-07/schema#'), ['07']);
-    assert.deepEqual(dialectsFor('https://json-schema.org/draft/2020-12/schema'), ['2020']);
-    assert.deepEqual(dialectsFor(undefined), ['2020', '07']);
+  it('picks the dialect from $schema: 2020-12 prefixItems, draft-07 items arrays (declared or not), 2020-12 keywords without $schema', async () => {
+    assert.deepEqual(dialectsFor('http://json-schema.org/draft-07/schema#', '{}'), ['07']);
+    assert.deepEqual(dialectsFor('https://json-schema.org/draft/2020-12/schema', '{}'), ['2020']);
+    // No $schema: 2020-12, read by the draft-07 class when the schema has none of 2020-12's own keywords.
+    assert.deepEqual(dialectsFor(undefined, '{"type":"object","properties":{"a":{"type":"number"}}}'), ['07']);
+    assert.deepEqual(dialectsFor(undefined, '{"type":"object","unevaluatedProperties":false}'), ['2020', '07']);
     assert.equal(await refusal('typed', 'pair_2020', { pair: ['x', 'y'] }), 'arguments.pair[1]: expected number, got "y" (string)');
     assert.equal(await refusal('typed', 'pair_07', { pair: ['x', 'y'] }), 'arguments.pair[1]: expected number, got "y" (string)');
     await host.call({ server: 'typed', tool: 'pair_2020', arguments: { pair: ['x', 1] } });
