@@ -1,5 +1,5 @@
 /**
- * Section 15: what checking arguments and learning result types add to a warm call.
+ * Section 16: what checking arguments and learning result types add to a warm call.
  *
  * In alternating rounds: 1,000 warm `host.call`s of server-everything `get-sum {a, b}` (its real
  * draft-07 schema; the host checks the arguments on each), against the check alone run 100,000
@@ -27,7 +27,7 @@ const SUM = { server: 'everything', tool: 'get-sum', arguments: { a: 2, b: 40 } 
 const GRAPH = { server: 'typed', tool: 'read_graph', arguments: {} } as const;
 
 export default async function argumentCheck(): Promise<Row[]> {
-  const section = '15 argument check';
+  const section = '16 argument check';
   const { dir, remove } = tempDir('arguments');
   const host = createHost({
     cwd: dir,

@@ -15,7 +15,7 @@ import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
 // resources.js (and tasks.js, see call-operation.ts) load the SDK's schemas: imported when first
 // used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
-import { connectedStatus, failedStatus } from './server-status.js';
+import { connectedStatus, failedStatus, sandboxNotes } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
 import type {
   CallRequest,
@@ -389,7 +389,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
-    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs });
+    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs }, await sandboxNotes(this.machine, slot, signal));
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -405,7 +405,7 @@ class Host implements McpHost {
     if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal, refresh);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
+    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, await sandboxNotes(this.machine, slot, signal));
   }
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
@@ -437,7 +437,6 @@ class Host implements McpHost {
     });
   }
 
-
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);
     const { server, tool, schemas } = validateDescribeRequest(request);
@@ -464,12 +463,12 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     const valid = validatePromptRequest(request);
-    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs, UsageError, type CliArgs } from './args.js';
-import { COMMANDS, isRawCommand, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
 import { terminalSafe } from './terminal-safe.js';
@@ -24,6 +23,9 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
   'MCP_INVALID_ARGUMENT',
   'MCP_CONNECT_FAILED',
   'MCP_AUTH_REQUIRED',
+  'MCP_AUTH_RESPONSE_TOO_LARGE',
+  'MCP_AUTH_ISSUER_MISMATCH',
+  'MCP_TOKEN_STORE_UNSAFE',
   'MACHINE_UNAVAILABLE',
   'SCRIPT_SETUP_FAILED',
 ]);
@@ -61,7 +63,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
-    const handler = await (COMMANDS[args.command] as CommandSpec).load();
+    const handler = await (COMMANDS[args.command as CommandName] as CommandSpec).load();
     return await handler(ctx);
   } catch (error) {
     return await reportError(error, args, io, host);
@@ -84,14 +86,15 @@ function rawCommand(argv: readonly string[]): { handler: (argv: readonly string[
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
 async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extra: Partial<HostOptions> = {}): Promise<Host> {
-  const [{ createHost }, { createCliMachine }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
+  const [{ createHost }, { createCliMachine, resolveCwd }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
     import('../host.js'),
     import('./machine.js'),
     import('./elicitation-form.js'),
     import('./confirm-writes.js'),
   ]);
-  const machine = await createCliMachine(args);
-  const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
+  // A command may bring its own machine and working directory (add checks through a CandidateMachine).
+  const machine = extra.machine ?? (await createCliMachine(args));
+  const cwd = extra.cwd ?? (args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh)));
   const host = createHost({
     machine,
     ...(cwd === undefined ? {} : { cwd }),
@@ -114,14 +117,6 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     }
   }
   return host;
-}
-
-function resolveCwd(cwd: string, base: string, remote: boolean): string {
-  if (remote) {
-    if (!cwd.startsWith('/')) throw new UsageError('--cwd must be an absolute path on the remote machine');
-    return cwd;
-  }
-  return resolve(base, cwd);
 }
 
 function printLog(stderr: Writable, event: LogEvent): void {
