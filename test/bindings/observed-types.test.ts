@@ -118,12 +118,22 @@ describe('output types learned from results', function () {
       assert.equal(server.tools['read_graph'], `({ page?: number }) returns (observed over 3 calls) ${GRAPH} — The knowledge graph (page 2 adds a cursor).`);
       assert.equal(server.tools['users_by_id'], '() returns (observed over 1 call) { users: { [key: string]: { name: string; admin: boolean } } } — A map keyed by user ids and e-mail addresses.');
       assert.equal(server.tools['declared'], '() => { count: number } — Declares an outputSchema.');
+      const typings = await host.typings({ server: 'typed' });
+      assert.match(typings, /\/\*\* observed over 3 calls \*\/\n\s+structured: BerryMcp\.Generated\.Typed\.ReadGraph\.Observed\.Returns;/);
+      assert.match(typings, /export type Returns = \{ entities: \{ name: string; entityType: string; observations: string\[\] \}\[\];/);
       assert.equal(observedFile(), undefined, 'not written on the call path');
+      await host.list({ server: 'typed' });
       await host.close();
       const file = observedFile();
       assert.ok(file !== undefined, 'written at close');
-      for (const value of RESULT_VALUES) assert.ok(!file.includes(value), `${value} is in the saved file`);
       assert.doesNotMatch(file, /"declared"/);
+      // Neither the observed types nor the saved catalog beside them hold a value of any result.
+      const files = readdirSync(catalogs);
+      assert.equal(files.length, 2, files.join(', '));
+      for (const name of files) {
+        const text = readFileSync(join(catalogs, name), 'utf8');
+        for (const value of RESULT_VALUES) assert.ok(!text.includes(value), `${value} is in ${name}`);
+      }
     });
 
     it('a new host reads the saved types and adds its own calls; a write waits for the flush delay', async () => {
