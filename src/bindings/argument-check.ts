@@ -1,6 +1,7 @@
 /**
  * Arguments checked against the tool's `inputSchema` before the call is sent, with Ajv (draft
- * 2020-12 by default, the class a schema's `$schema` names otherwise, formats from ajv-formats).
+ * 2020-12 by default, the class a schema's `$schema` names otherwise, see dialectsFor; formats
+ * from ajv-formats).
  * A mismatch is MCP_INVALID_ARGUMENT naming the path, the expected type and what was given; a
  * schema Ajv cannot compile is logged once and the call goes out unchecked (a broken schema must
  * not block a working server). Compiled validators are cached per schema object (the hot path: a
