@@ -1,4 +1,4 @@
-import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
+import { createValueRedactor, loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter, type ValueRedactor } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
@@ -97,7 +97,6 @@ export interface McpHostOptions {
   readonly signInTimeoutMs?: number;
 }
 
-
 export type { AuthorizeResult };
 
 /** One call's options: a call's own approval hook (a served run's) takes the host's place. */
@@ -151,6 +150,8 @@ interface Prepared {
   readonly loaded: LoadedConfig;
   readonly lifetime: string;
   readonly scope: string;
+  /** Masks every entry's secrets in what a server returns, before anyone (a script) sees it. */
+  readonly redact: ValueRedactor;
 }
 
 /** The host of the three operations: rereads mcp.json on every operation and pools connections. */
@@ -267,7 +268,7 @@ class Host implements McpHost {
       if (slot.status === 'ok') live.add(this.#key(lifetime, slot.config));
     }
     this.#pool.sync(scope, live);
-    this.#lastPrepared = { loaded, lifetime, scope };
+    this.#lastPrepared = { loaded, lifetime, scope, redact: createValueRedactor(loaded.servers) };
     return this.#lastPrepared;
   }
 
@@ -296,7 +297,7 @@ class Host implements McpHost {
           onElicitation: this.#onElicitation,
           signal: connectSignal,
         }),
-      fn,
+      async (connection) => prepared.redact(await fn(connection), config.name),
       signal,
       `Connecting to server "${config.name}"`,
     );
@@ -389,7 +390,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
-    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs });
+    return connectedStatus(slot.name, slot.config.kind, prepared.redact(saved.tools, slot.name), slot.config.toolFilter, { ageMs });
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -427,7 +428,6 @@ class Host implements McpHost {
       return generateTypings(inputs);
     });
   }
-
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);

@@ -4,6 +4,7 @@
 export { loadConfig } from './load.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
 export { createRedactor, secretsOfServers } from './redact.js';
+export { createValueRedactor, type ValueRedactor } from './redact-value.js';
 export type {
   LoadConfigOptions,
   LoadedConfig,
