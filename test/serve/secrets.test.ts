@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { chownSync, copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { echoServerPath, everythingPath, faultServerPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
+import { echoServerPath, everythingPath, writeConfig } from '../fixtures/servers.js';
 import { tempDir } from '../bindings/helpers.js';
-import { REMOTE_ENV, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
 import { run, serveHttp, serveStdio, texts, type HttpServe, type StdioServe } from './helpers.js';
 
 const TOKEN = 'serve-token-5f0c1e9a7b3d';
@@ -111,51 +108,5 @@ describe('berry-mcp serve: secrets in what servers return are masked before the 
     assert.equal(out['prompt'].messages[0].content.text, '***');
     assert.match(out['describe'].instructions, /^\*\*\*$/);
     assert.match(all, /Echoes text everywhere\. \*\*\*/);
-  });
-});
-
-// Over SSH a server gets the remote login environment and its entry's env: nothing local.
-describe('berry-mcp serve --ssh: nothing of the local environment reaches a remote server', function () {
-  this.timeout(60_000);
-  let sshd: Sshd;
-  let project: string;
-  let home: string;
-
-  before(async function () {
-    try {
-      sshd = await startSshd();
-    } catch (error) {
-      if (error instanceof SshdUnavailableError && process.env['CI'] !== 'true') this.skip();
-      throw error;
-    }
-    const { uid, gid } = statSync(sshd.homeDir);
-    project = join(sshd.dir, 'secrets-project');
-    mkdirSync(project, { recursive: true });
-    chownSync(project, uid, gid);
-    writeFileSync(join(project, 'mcp.json'), JSON.stringify({ mcpServers: { fault: { command: 'node', args: [faultServerPath] } } }));
-    chownSync(join(project, 'mcp.json'), uid, gid);
-    home = join(sshd.dir, 'secrets-home');
-    mkdirSync(join(home, '.ssh'), { recursive: true });
-    copyFileSync(sshd.knownHostsFile, join(home, '.ssh', 'known_hosts'));
-  });
-  after(async () => {
-    await sshd?.stop();
-  });
-
-  it('neither the serve token nor a local variable is in the remote server\'s environment', async () => {
-    const serve = await serveStdio(
-      ['--ssh', `${sshd.username}@${sshd.host}:${sshd.port}`, '--identity', sshd.identityFile, '--config', 'mcp.json', '--cwd', project],
-      { cwd: PROJECT_ROOT, env: { HOME: home, BERRY_SERVE_TOKEN: TOKEN, [PLAIN.name]: PLAIN.value } },
-    );
-    try {
-      const result = await run(
-        serve.client,
-        `return (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ['BERRY_SERVE_TOKEN', '${PLAIN.name}', '${REMOTE_ENV.name}'] } })).structuredContent.env;`,
-      );
-      assert.equal(result.isError, undefined, texts(result).join('\n'));
-      assert.deepEqual(result.structuredContent?.['result'], { BERRY_SERVE_TOKEN: null, [PLAIN.name]: null, [REMOTE_ENV.name]: REMOTE_ENV.value });
-    } finally {
-      await serve.close();
-    }
   });
 });
