@@ -64,6 +64,8 @@ declare namespace BerryMcp {
     | 'MCP_CALL_REFUSED'
     | 'MCP_MESSAGE_TOO_LARGE'
     | 'MCP_HOST_CLOSED'
+    | 'MCP_CONFIG_CHANGED'
+    | 'MCP_CONFIG_WRITE_FAILED'
     | 'MACHINE_UNAVAILABLE'
     | 'SCRIPT_ERROR'
     | 'SCRIPT_TIMEOUT'

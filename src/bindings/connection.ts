@@ -31,6 +31,7 @@ import type { LogSink } from './log.js';
 import { describeFailure, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
 import { ServerCatalog } from './server-catalog.js';
+import { closedDetail, tooLargeError } from './stdio-failure.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
@@ -56,6 +57,8 @@ export interface OpenConnectionOptions {
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
+  /** The entry this call is for, named in its errors and progress (twins share a connection). @default config.name */
+  readonly server?: string;
   readonly onProgress?: (event: ProgressEvent) => void;
 }
 
@@ -243,12 +246,12 @@ export class ServerConnection {
   }
 
   /** The whole tool catalog, following tools/list cursors; cached until tools/list_changed. */
-  async listTools(signal?: AbortSignal): Promise<Tool[]> {
-    return (await this.catalog.list('tools', signal)).items;
+  async listTools(signal?: AbortSignal, server?: string): Promise<Tool[]> {
+    return (await this.catalog.list('tools', signal, server)).items;
   }
 
-  /** Sends one request with the entry's timeout; failures become typed errors (dead transports evict). */
-  async send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /** Sends one request with the entry's timeout; failures become typed errors naming `server` (dead transports evict). */
+  async send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal, server = this.config.name): Promise<T> {
     // The SDK never removes the listener it adds to a request's signal: a long-lived signal (a
     // listing's, a run's) gets a RequestSignal of its own per request, behind one shared listener.
     const request = signal ? new RequestSignal() : undefined;
@@ -257,7 +260,7 @@ export class ServerConnection {
     try {
       return await this.#withSignIn(() => run({ timeout: this.config.timeoutMs, ...(request ? { signal: request.signal } : {}) }), signal);
     } catch (error) {
-      throw this.#mapError(error, operation, signal);
+      throw this.#mapError(error, operation, signal, server);
     } finally {
       forget?.();
     }
@@ -265,9 +268,10 @@ export class ServerConnection {
 
   async callTool(tool: string, args: Record<string, unknown>, options: CallOptions = {}): Promise<CallToolResult> {
     const timeoutMs = this.config.timeoutMs;
+    const server = options.server ?? this.config.name;
     const ac = new RequestSignal();
     const cancel = (): void =>
-      ac.abort(new CancelledError(`Call of "${tool}" on server "${this.config.name}" was cancelled.`));
+      ac.abort(new CancelledError(`Call of "${tool}" on server "${server}" was cancelled.`));
     if (options.signal?.aborted) cancel();
     const forget = options.signal ? onAbort(options.signal, cancel) : undefined;
     // Without progress the SDK's own timeout ends the call first; progress resets that timeout, and
@@ -280,7 +284,7 @@ export class ServerConnection {
       deadline = setTimeout(() => {
         ac.abort(
           new CallTimeoutError(
-            `Call of "${tool}" on server "${this.config.name}" passed its hard deadline of ${hardDeadlineMs / 1000} s (${HARD_DEADLINE_FACTOR}× the ${timeoutMs / 1000} s timeout) and was cancelled.`,
+            `Call of "${tool}" on server "${server}" passed its hard deadline of ${hardDeadlineMs / 1000} s (${HARD_DEADLINE_FACTOR}× the ${timeoutMs / 1000} s timeout) and was cancelled.`,
             hardDeadlineMs,
           ),
         );
@@ -299,7 +303,7 @@ export class ServerConnection {
           onprogress: (p) => {
             if (deadline === undefined) armDeadline();
             onProgress?.({
-              server: this.config.name,
+              server,
               tool,
               progress: p.progress,
               ...(p.total === undefined ? {} : { total: p.total }),
@@ -310,32 +314,32 @@ export class ServerConnection {
       ), ac.signal);
       return result as CallToolResult;
     } catch (error) {
-      throw this.#mapError(error, `tools/call "${tool}"`, ac.signal);
+      throw this.#mapError(error, `tools/call "${tool}"`, ac.signal, server);
     } finally {
       clearTimeout(deadline);
       forget?.();
     }
   }
 
-  #mapError(error: unknown, operation: string, signal: AbortSignal | undefined): BerryError {
+  #mapError(error: unknown, operation: string, signal: AbortSignal | undefined, server = this.config.name): BerryError {
     if (signal?.aborted && isBerryError(signal.reason)) return signal.reason;
-    if (signal?.aborted) return new CancelledError(`${operation} on server "${this.config.name}" was cancelled.`);
-    const tooLarge = this.#tooLarge(operation);
+    if (signal?.aborted) return new CancelledError(`${operation} on server "${server}" was cancelled.`);
+    const tooLarge = tooLargeError(this.#transport, operation, server);
     if (tooLarge) return tooLarge;
-    const authError = this.#session ? mapAuthError(error, this.config.name, this.redact) : undefined;
+    const authError = this.#session ? mapAuthError(error, server, this.redact) : undefined;
     if (authError) return authError;
     const mapped = mapSdkError(error, {
-      server: this.config.name,
+      server,
       operation,
       timeoutMs: this.config.timeoutMs,
       redact: this.redact,
-      closedDetail: () => this.#closedDetail(),
+      closedDetail: () => closedDetail(this.#transport, this.redact),
       transportClosed: () => this.#transportEnded,
     });
     // A timeout behind an endless unterminated line is a stuck transport, not a slow tool. Half the
     // timeout: the line may have begun just after this request was sent.
     if (mapped.code === 'MCP_TIMEOUT' && this.#transport instanceof MachineStdioTransport && this.#transport.abandonIfStuck(this.config.timeoutMs / 2)) {
-      return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${this.#closedDetail()}. The next operation reconnects.`, '', { cause: error });
+      return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${closedDetail(this.#transport, this.redact)}. The next operation reconnects.`, '', { cause: error });
     }
     // A dead session or transport is replaced on the next operation; the call itself is not replayed.
     // Anything else (a JSON-RPC error, a malformed result) failed this request only; a lost response
@@ -344,33 +348,6 @@ export class ServerConnection {
       this.#markDead(mapped.code === 'MCP_SESSION_EXPIRED' ? 'session expired' : 'transport failed');
     }
     return mapped;
-  }
-
-  /** The error of a stdio server whose message passed maxMessageBytes (the transport is gone then). */
-  #tooLarge(operation: string): BerryError | undefined {
-    const failure = this.#transport instanceof MachineStdioTransport ? this.#transport.failure : undefined;
-    if (failure?.kind !== 'message-too-large') return undefined;
-    return new BerryError(
-      'MCP_MESSAGE_TOO_LARGE',
-      `Server "${this.config.name}" (${operation}) sent a message of at least ${failure.bytes} bytes, over the ` +
-        `limit of ${failure.limitBytes} bytes (maxMessageBytes): the server was stopped and the call was not retried; ` +
-        'the next operation reconnects. Ask for less (a page, a range), or raise maxMessageBytes in createHost options.',
-    );
-  }
-
-  #closedDetail(): string {
-    if (!(this.#transport instanceof MachineStdioTransport)) return '';
-    const exit = this.#transport.exit;
-    const parts: string[] = [];
-    const failure = this.#transport.failure;
-    if (failure?.kind === 'stdout-closed') parts.push('the server closed its stdout while still running (it was stopped)');
-    else if (failure?.kind === 'stdin-closed') parts.push('the server stopped reading its stdin while still running (it was stopped)');
-    else if (failure?.kind === 'read-failed') parts.push(`its output could not be read (${failure.message}); the server was stopped`);
-    else if (exit?.code !== undefined) parts.push(`the server exited with code ${exit.code}`);
-    else if (exit?.signal !== undefined) parts.push(`the server was killed by ${exit.signal}`);
-    const tail = this.#transport.stderrTail;
-    if (tail) parts.push(`stderr:\n${this.redact(tail)}`);
-    return parts.join('; ');
   }
 
   #startError(error: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
@@ -382,7 +359,7 @@ export class ServerConnection {
     const exit = stdio?.exit;
     const stderrTail = stdio ? this.redact(stdio.stderrTail) : '';
     let reason: string;
-    const tooLarge = this.#tooLarge('initialize');
+    const tooLarge = tooLargeError(this.#transport, 'initialize', config.name);
     if (tooLarge) {
       reason = tooLarge.message;
     } else if (stdio?.failure?.kind === 'stdout-closed' || stdio?.failure?.kind === 'stdin-closed') {

@@ -69,7 +69,17 @@ export type ServerStatus =
       readonly warnings?: readonly string[];
     }
   | { readonly name: string; readonly status: 'disabled'; readonly transport: 'stdio' | 'http' }
-  | { readonly name: string; readonly status: 'error'; readonly error: ServerErrorInfo }
+  | {
+      readonly name: string;
+      readonly status: 'error';
+      readonly error: ServerErrorInfo;
+      /**
+       * A server whose start failed and is backing off, with a catalog saved earlier: the tools it
+       * had then (calls fail with `error` until it starts again).
+       */
+      readonly tools?: readonly ToolSummary[];
+      readonly cached?: { readonly ageMs: number };
+    }
   /** An HTTP server that needs sign-in: `error.message` names the command to run (`berry-mcp auth NAME`). */
   | { readonly name: string; readonly status: 'auth_required'; readonly transport: 'http'; readonly error: ServerErrorInfo };
 

@@ -1,23 +1,30 @@
 /**
  * `mcp_describe` on one connection: a tool's description, or the server's whole catalog (tools as
- * call signatures, resources, resource templates, prompts), filtered tools left out.
+ * call signatures, resources, resource templates, prompts), filtered tools left out. `entry` is this
+ * operation's (its name and filter): twins share a connection, and the filter may have changed since.
  */
 import { isBerryError } from '../errors.js';
 import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
 import type { ServerConnection } from './connection.js';
 import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
+import type { FilteredEntry } from './tool-filter.js';
 import { findTool, visibleTools } from './tool-lookup.js';
 
 export async function describeToolOf(
   connection: ServerConnection,
+  entry: FilteredEntry,
   tool: string,
   withSchemas: boolean,
   signal: AbortSignal | undefined,
 ): Promise<ToolDescription> {
-  return describeTool(connection.config.name, await findTool(connection, tool, signal), withSchemas);
+  return describeTool(entry.name, await findTool(connection, entry, tool, signal), withSchemas);
 }
 
-export async function describeServer(connection: ServerConnection, signal: AbortSignal | undefined): Promise<DescribeResult> {
+export async function describeServer(
+  connection: ServerConnection,
+  entry: FilteredEntry,
+  signal: AbortSignal | undefined,
+): Promise<DescribeResult> {
   const { catalog } = connection;
   const warnings: string[] = [];
   // A server whose prompts or resources list fails (the server said no) still describes its tools.
@@ -28,15 +35,15 @@ export async function describeServer(connection: ServerConnection, signal: Abort
       return { items: [] };
     });
   const [tools, resources, templates, prompts] = await Promise.all([
-    visibleTools(connection, signal),
-    orEmpty('resources/list', catalog.list('resources', signal)),
-    orEmpty('resources/templates/list', catalog.list('resourceTemplates', signal)),
-    orEmpty('prompts/list', catalog.list('prompts', signal)),
+    visibleTools(connection, entry, signal),
+    orEmpty('resources/list', catalog.list('resources', signal, entry.name)),
+    orEmpty('resources/templates/list', catalog.list('resourceTemplates', signal, entry.name)),
+    orEmpty('prompts/list', catalog.list('prompts', signal, entry.name)),
   ]);
   const info = connection.client.getServerVersion();
   const instructions = connection.client.getInstructions();
   const description: ServerDescription = {
-    server: connection.config.name,
+    server: entry.name,
     ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
     ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
     ...(instructions ? { instructions } : {}),

@@ -13,7 +13,7 @@ import { getPrompt } from './prompts.js';
 // resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
 // connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import { usesTask } from './task-support.js';
-import { connectedStatus } from './server-status.js';
+import { connectedStatus, failedStatus } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
 import { findTool, knownTool } from './tool-lookup.js';
 import type {
@@ -31,13 +31,14 @@ import type {
   ServerStatus,
 } from './contract.js';
 import type { ServerConnection } from './connection.js';
-import type { AuthorizationUrlHandler } from '../auth/index.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
 import { normalizeAuthOptions, type ConnectionAuthOptions } from './auth-options.js';
 import type { AuthorizeResult } from './sign-in.js';
 import type { ElicitationHandler } from './handlers.js';
+import { byteLimit, safeSink, startBackoffOf, type McpHostOptions } from './host-options.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool.js';
+import type { StartBackoff } from './start-backoff.js';
 import { generateTypings, type TypingsServerInput } from './typings/index.js';
 import {
   DEFAULT_MAX_ARGUMENT_BYTES,
@@ -49,55 +50,7 @@ import {
   validateReadRequest,
 } from './validate-request.js';
 
-export interface McpHostOptions {
-  /** Where config, `${VAR}` values, stdio servers and HTTP requests live. @default new LocalMachine() */
-  readonly machine?: Machine;
-  /** Working directory on the machine. @default process.cwd() */
-  readonly cwd?: string;
-  /** Config file; relative paths resolve against `cwd`, `~` on the machine. @default '~/.config/berry/mcp.json' */
-  readonly configPath?: string;
-  /** Close a connection after this long with nothing in flight. @default 300000 */
-  readonly idleTimeoutMs?: number;
-  /** Share connections with other hosts (still keyed by machine, lifetime, cwd and config). */
-  readonly pool?: ConnectionPool;
-  /** Connection lifecycle and server stderr, secrets redacted. */
-  readonly onLog?: LogSink;
-  /** Answers servers' `elicitation/create` requests; without it every elicitation is declined. */
-  readonly onElicitation?: ElicitationHandler;
-  /**
-   * Longest message a stdio server may send (one line of its stdout). A longer one fails the
-   * connection with MCP_MESSAGE_TOO_LARGE and stops the server. At most 536870888 (V8's longest
-   * string). @default 268435456 (256 MiB)
-   */
-  readonly maxMessageBytes?: number;
-  /** Largest serialized `arguments` of one call; larger ones reject MCP_INVALID_ARGUMENT unsent. @default 4194304 (4 MiB) */
-  readonly maxArgumentBytes?: number;
-  /**
-   * Asked before every call to a tool without `readOnlyHint: true`; refusing rejects the call
-   * with MCP_CALL_REFUSED and nothing is sent. Without it, calls go out unasked.
-   */
-  readonly approveCall?: ApproveCall;
-  /**
-   * Save each server's tool catalog on the machine after a listing (keyed by the resolved-config
-   * fingerprint, no secrets), and let `list` answer from a saved one without starting the server,
-   * refreshing it in the background once stale. `dir` defaults to `$XDG_CACHE_HOME/berry/catalogs`,
-   * else `~/.cache/berry/catalogs`, on the machine. @default false (the CLI turns it on)
-   */
-  readonly savedCatalogs?: boolean | { readonly dir?: string };
-  /**
-   * Gets the user (or a test) to an OAuth authorization URL. With it, an operation that meets a
-   * server needing sign-in runs the flow and continues once the redirect arrives (at most
-   * `signInTimeoutMs`); berry-mcp waits for the redirect, not for this promise. Without it, such a
-   * server fails with MCP_AUTH_REQUIRED. See docs/auth.md.
-   */
-  readonly onAuthorizationUrl?: AuthorizationUrlHandler;
-  /** Token directory on the machine. @default '$XDG_CONFIG_HOME/berry/oauth' else '~/.config/berry/oauth' */
-  readonly tokenDir?: string;
-  /** How long a sign-in waits for the authorization server's redirect. @default 300000 */
-  readonly signInTimeoutMs?: number;
-}
-
-export type { AuthorizeResult };
+export type { AuthorizeResult, McpHostOptions };
 
 /** One call's options: a call's own approval hook (a served run's) takes the host's place. */
 export interface CallOperationOptions extends OperationOptions {
@@ -150,8 +103,7 @@ interface Prepared {
   readonly loaded: LoadedConfig;
   readonly lifetime: string;
   readonly scope: string;
-  /** Masks every entry's secrets in what a server returns, before anyone (a script) sees it. */
-  readonly redact: ValueRedactor;
+  readonly redact: ValueRedactor; // every entry's secrets, masked in all a server returns
 }
 
 /** The host of the three operations: rereads mcp.json on every operation and pools connections. */
@@ -173,6 +125,8 @@ class Host implements McpHost {
   readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
   readonly #store: CatalogStore | undefined;
+  /** Servers that failed to start, not started again before their time (docs/reliability.md). */
+  readonly #backoff: StartBackoff;
   /** Catalog saves and background refreshes: close() lets them finish. */
   readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
@@ -202,6 +156,7 @@ class Host implements McpHost {
     this.#approveCall = options.approveCall;
     const saved = options.savedCatalogs;
     this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+    this.#backoff = startBackoffOf(options);
   }
 
   #track(work: Promise<unknown>): void {
@@ -276,31 +231,55 @@ class Host implements McpHost {
     return `${this.machine.identity}\n${lifetime}\n${this.cwd}\n${config.fingerprint}`;
   }
 
-  #use<T>(
+  /**
+   * Runs `fn` on the pooled connection for `config`. A server whose last start failed is not
+   * started again within its backoff window (unless `force`): the recorded failure answers at once.
+   * A connect already under way is joined, never failed from the record.
+   */
+  async #use<T>(
     prepared: Prepared,
     config: ResolvedServerConfig,
     fn: (connection: ServerConnection) => Promise<T>,
     signal: AbortSignal | undefined,
+    force = false,
   ): Promise<T> {
+    const key = this.#key(prepared.lifetime, config);
+    const failed = force ? undefined : this.#pendingFailure(prepared, config);
+    if (failed) throw failed;
     return this.#pool.use(
-      this.#key(prepared.lifetime, config),
+      key,
       prepared.scope,
-      // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
-      async (connectSignal) =>
-        (await import('./connection.js')).ServerConnection.open({
-          machine: this.machine,
-          config,
-          log: this.#log,
-          ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
-          secrets: secretsOfServers(prepared.loaded.servers),
-          auth: this.#auth,
-          onElicitation: this.#onElicitation,
-          signal: connectSignal,
-        }),
+      async (connectSignal) => {
+        try {
+          // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
+          const connection = await (await import('./connection.js')).ServerConnection.open({
+            machine: this.machine,
+            config,
+            log: this.#log,
+            ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
+            secrets: secretsOfServers(prepared.loaded.servers),
+            auth: this.#auth,
+            onElicitation: this.#onElicitation,
+            signal: connectSignal,
+          });
+          this.#backoff.succeeded(key);
+          return connection;
+        } catch (error) {
+          // A connect abandoned by its callers (or by close) says nothing about the server.
+          if (!connectSignal.aborted) this.#backoff.failed(key, error);
+          throw error;
+        }
+      },
       async (connection) => prepared.redact(await fn(connection), config.name),
       signal,
       `Connecting to server "${config.name}"`,
     );
+  }
+
+  /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
+  #pendingFailure(prepared: Prepared, config: ResolvedServerConfig): BerryError | undefined {
+    const key = this.#key(prepared.lifetime, config);
+    return this.#pool.has(key) ? undefined : this.#backoff.pending(key, config.name);
   }
 
   #openSignal(signal: AbortSignal | undefined): AbortSignal {
@@ -330,9 +309,24 @@ class Host implements McpHost {
   }
 
   withServer<T>(server: string, fn: (connection: ServerConnection) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    return this.#withEntry(server, fn, signal);
+  }
+
+  /**
+   * Runs `fn` on the connection for `server`, with that server's entry as this operation read it:
+   * answers take the name and filter from `entry`, never from the connection, which entries with
+   * the same resolved config share and which may have opened before the file changed.
+   */
+  #withEntry<T>(
+    server: string,
+    fn: (connection: ServerConnection, entry: ResolvedServerConfig) => Promise<T>,
+    signal: AbortSignal | undefined,
+    force = false,
+  ): Promise<T> {
     return this.#operation(signal, async () => {
       const prepared = await this.#prepare(signal);
-      return this.#use(prepared, this.#resolve(prepared, server), fn, signal);
+      const entry = this.#resolve(prepared, server);
+      return this.#use(prepared, entry, (connection) => fn(connection, entry), signal, force);
     });
   }
 
@@ -353,11 +347,11 @@ class Host implements McpHost {
   }
 
   /** One server's tool catalog, or why it has none: never throws for a broken server. */
-  async #catalog(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<Catalog> {
+  async #catalog(prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined, force = false): Promise<Catalog> {
     if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
     if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
     try {
-      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal), signal);
+      const listing = await this.#use(prepared, slot.config, (c) => c.catalog.list('tools', signal, slot.name), signal, force);
       const all = listing.items;
       if (this.#store) {
         const name = slot.name;
@@ -394,9 +388,17 @@ class Host implements McpHost {
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
-    const saved = refresh ? undefined : await this.#savedStatus(prepared, slot, signal);
+    // A start failure backing off answers at once, with the tools of a saved catalog if there is one.
+    let dial = refresh;
+    if (!refresh && slot.status === 'ok') {
+      const failed = this.#pendingFailure(prepared, slot.config);
+      if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, prepared.redact(await this.#store?.load(slot.config.fingerprint, signal), slot.name));
+      // Its window is over: the one attempt it is due, not a saved catalog that says all is well.
+      dial = this.#backoff.recorded(this.#key(prepared.lifetime, slot.config));
+    }
+    const saved = dial ? undefined : await this.#savedStatus(prepared, slot, signal);
     if (saved) return saved;
-    const catalog = await this.#catalog(prepared, slot, signal);
+    const catalog = await this.#catalog(prepared, slot, signal, refresh);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
     return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
   }
@@ -413,7 +415,7 @@ class Host implements McpHost {
             // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
             const prompts =
               slot.status === 'ok'
-                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal), signal).then(
+                ? await this.#use(prepared, slot.config, (c) => c.catalog.list('prompts', signal, slot.name), signal).then(
                     (listing) => listing.items,
                     () => [],
                   )
@@ -433,11 +435,13 @@ class Host implements McpHost {
     throwIfCancelled(options.signal);
     const { server, tool, schemas } = validateDescribeRequest(request);
     const { signal } = options;
-    return this.withServer(
+    // Describing a server is an explicit look at it: a recorded start failure does not answer for it.
+    return this.#withEntry(
       server,
-      (connection) =>
-        tool === undefined ? describeServer(connection, signal) : describeToolOf(connection, tool, schemas === true, signal),
+      (connection, entry) =>
+        tool === undefined ? describeServer(connection, entry, signal) : describeToolOf(connection, entry, tool, schemas === true, signal),
       signal,
+      true,
     );
   }
 
@@ -445,16 +449,17 @@ class Host implements McpHost {
     throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
-    return this.withServer(
+    return this.#withEntry(
       server,
-      async (connection) => {
+      async (connection, entry) => {
         // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
-        const found = knownTool(connection, tool) ?? (await findTool(connection, tool, options.signal));
+        const found = knownTool(connection, entry, tool) ?? (await findTool(connection, entry, tool, options.signal));
         const approve = options.approveCall ?? this.#approveCall;
         if (approve) await checkApproval(approve, server, found, args, options.signal);
+        const callOptions = { ...options, server };
         return usesTask(connection, found)
-          ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, options)
-          : connection.callTool(tool, args, options);
+          ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, callOptions)
+          : connection.callTool(tool, args, callOptions);
       },
       options.signal,
     );
@@ -462,12 +467,12 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.withServer(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     const valid = validatePromptRequest(request);
-    return this.withServer(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
@@ -499,26 +504,7 @@ class Host implements McpHost {
     await this.machine.close();
   }
 }
-function byteLimit(name: string, value: number | undefined, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < 1 || value > max) {
-    throw new TypeError(`${name} must be a whole number of bytes from 1 to ${max}, got ${String(value)}`);
-  }
-  return value;
-}
-
 /** A signal aborted before the operation started: MCP_CANCELLED, never the signal's own reason. */
 function throwIfCancelled(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new CancelledError('The operation was cancelled before it started.');
-}
-
-/** The caller's log sink, made unable to throw into the transports' event handlers. */
-function safeSink(sink: LogSink): LogSink {
-  return (event) => {
-    try {
-      sink(event);
-    } catch {
-      // A failing log sink loses that event, nothing else.
-    }
-  };
 }

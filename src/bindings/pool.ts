@@ -54,6 +54,12 @@ export class ConnectionPool {
     return false;
   }
 
+  /** True while `key` has a connection, open or still connecting, that the next use would join. */
+  has(key: string): boolean {
+    const entry = this.#entries.get(key);
+    return entry !== undefined && !entry.connection?.dead && !entry.connect.abandoned;
+  }
+
   /**
    * Runs `fn` on the connection for `key`, opening it with `open` if needed. Concurrent first
    * uses share one connect, which runs under its own signal: `signal` ends only this caller's

@@ -27,6 +27,7 @@ export async function getPrompt(
     `prompts/get "${name}"`,
     (options) => connection.client.getPrompt({ name, arguments: args }, options),
     signal,
+    server,
   );
 }
 
@@ -36,7 +37,7 @@ async function findPrompt(
   name: string,
   signal: AbortSignal | undefined,
 ): Promise<Prompt> {
-  const listed = await connection.catalog.list('prompts', signal);
+  const listed = await connection.catalog.list('prompts', signal, server);
   const found = listed.items.find((p) => p.name === name);
   if (found) return found;
   throw new BerryError(

@@ -29,6 +29,7 @@ export async function readResource(
       `resources/read "${uri}"`,
       (options) => connection.client.readResource({ uri }, options),
       signal,
+      server,
     );
   } catch (error) {
     if (!isNotFound(error)) throw error;

@@ -73,7 +73,8 @@ export class ServerCatalog {
     return settled === undefined ? undefined : Date.now() - settled;
   }
 
-  list<K extends ListKind>(kind: K, signal?: AbortSignal): Promise<Listing<Item[K]>> {
+  /** `server` names the entry asking, for its own cancellation (twins share the listing). */
+  list<K extends ListKind>(kind: K, signal?: AbortSignal, server = this.#host.config.name): Promise<Listing<Item[K]>> {
     let entry = this.#entries.get(kind) as Entry<Item[K]> | undefined;
     if (!entry || entry.work.abandoned) {
       // Shared work runs under its own signal (the entry's timeout bounds each page); each caller's
@@ -94,7 +95,7 @@ export class ServerCatalog {
         },
       );
     }
-    return entry.work.join(signal, `Listing ${kind} of server "${this.#host.config.name}"`);
+    return entry.work.join(signal, `Listing ${kind} of server "${server}"`);
   }
 
   async #supportsOrEmpty<K extends ListKind>(kind: K, signal: AbortSignal): Promise<Listing<Item[K]>> {

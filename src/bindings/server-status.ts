@@ -1,6 +1,8 @@
-/** A connected server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
+/** A server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolFilter } from '../config/index.js';
+import type { BerryError } from '../errors.js';
+import type { SavedCatalog } from './catalog-store.js';
 import type { ServerStatus } from './contract.js';
 import { summarize } from './summarize.js';
 import { applyToolFilter, filterWarnings } from './tool-filter.js';
@@ -17,8 +19,22 @@ export function connectedStatus(
     name,
     status: 'connected',
     transport,
-    tools: applyToolFilter(tools, filter).map((tool) => ({ name: tool.name, description: summarize(tool.description) })),
+    tools: summaries(tools, filter),
     ...(cached ? { cached } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
   };
+}
+
+/** A server whose start failed (and backs off): the failure, and the tools of a catalog saved earlier. */
+export function failedStatus(name: string, error: BerryError, filter: ToolFilter | undefined, saved: SavedCatalog | undefined): ServerStatus {
+  return {
+    name,
+    status: 'error',
+    error: { code: error.code, message: error.message },
+    ...(saved ? { tools: summaries(saved.tools, filter), cached: { ageMs: Math.max(0, Date.now() - saved.savedAt) } } : {}),
+  };
+}
+
+function summaries(tools: readonly Tool[], filter: ToolFilter | undefined): { name: string; description: string }[] {
+  return applyToolFilter(tools, filter).map((tool) => ({ name: tool.name, description: summarize(tool.description) }));
 }

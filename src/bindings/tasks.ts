@@ -28,7 +28,8 @@ export async function callToolAsTask(
 ): Promise<CallToolResult> {
   const { config, client } = connection;
   const timeoutMs = config.timeoutMs;
-  const label = `Task call of "${tool}" on server "${config.name}"`;
+  const server = options.server ?? config.name;
+  const label = `Task call of "${tool}" on server "${server}"`;
   const ac = new AbortController();
   const forget = options.signal ? onAbort(options.signal, () => ac.abort(new CancelledError(`${label} was cancelled.`))) : undefined;
   if (options.signal?.aborted) ac.abort(new CancelledError(`${label} was cancelled.`));
@@ -46,7 +47,7 @@ export async function callToolAsTask(
   const report = (message: string | undefined, progress?: number, total?: number): void => {
     last = progress === undefined ? { progress: last.total === undefined ? last.progress + 1 : last.progress, total: last.total } : { progress, total };
     options.onProgress?.({
-      server: config.name,
+      server,
       tool,
       progress: last.progress,
       ...(last.total === undefined ? {} : { total: last.total }),
@@ -76,6 +77,7 @@ export async function callToolAsTask(
           onprogress: (p) => report(p.message, p.progress, p.total),
         }),
       signal,
+      server,
     ));
     taskId = created.task.taskId;
     let task = created.task;
@@ -94,6 +96,7 @@ export async function callToolAsTask(
         `tasks/get "${tool}"`,
         (o) => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) }),
         signal,
+        server,
       ));
     }
     // tasks/result blocks until the task is terminal (input_required: the server's requests come first).
@@ -102,6 +105,7 @@ export async function callToolAsTask(
       `tasks/result "${tool}"`,
       (o) => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) }),
       signal,
+      server,
     ));
     finished = true;
     return result as CallToolResult;

@@ -5,6 +5,12 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolFilter } from '../config/index.js';
 
+/** What an answer takes from the entry of this operation: the name it was called by and its filter. */
+export interface FilteredEntry {
+  readonly name: string;
+  readonly toolFilter?: ToolFilter | undefined;
+}
+
 /** The tools a script may see. */
 export function applyToolFilter(tools: readonly Tool[], filter: ToolFilter | undefined): Tool[] {
   if (!filter) return [...tools];

@@ -1,44 +1,16 @@
 import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import { OPTIONS, type OptionName, type OptionSpec } from './options.js';
+import type { CliArgs, OptionValue } from './cli-args.js';
 import { didYouMean } from './suggest.js';
+import { UsageError } from './usage-error.js';
 
-export type OptionValue = string | boolean | readonly string[];
-
-export interface CliArgs {
-  readonly command: CommandName;
-  readonly positionals: readonly string[];
-  /** Every flag given, by long name; check with the command's own option list. */
-  readonly values: Readonly<Partial<Record<OptionName, OptionValue>>>;
-  readonly config: string | undefined;
-  readonly cwd: string | undefined;
-  readonly ssh: string | undefined;
-  readonly identity: string | undefined;
-  readonly acceptHostKey: boolean;
-  readonly json: boolean;
-  readonly verbose: boolean;
-  readonly timeoutSeconds: number | undefined;
-  readonly memoryMb: number | undefined;
-  readonly out: string | undefined;
-  readonly output: string | undefined;
-  readonly refresh: boolean;
-  readonly confirmWrites: boolean;
-  readonly schemas: boolean;
-}
+export type { CliArgs, OptionValue } from './cli-args.js';
+export { UsageError } from './usage-error.js';
 
 export type ParsedArgs =
   | CliArgs
   | { readonly help: true; readonly command: CommandName | undefined }
   | { readonly version: true };
-
-/** Bad usage: one line, then "see `berry-mcp help COMMAND`". */
-export class UsageError extends Error {
-  readonly command: CommandName | undefined;
-  constructor(message: string, command?: CommandName) {
-    super(message);
-    this.name = 'UsageError';
-    this.command = command;
-  }
-}
 
 const SHORT = new Map<string, OptionName>(
   Object.entries(OPTIONS as Record<string, OptionSpec>).flatMap(([name, spec]) =>

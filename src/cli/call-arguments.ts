@@ -1,4 +1,4 @@
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 import { didYouMean } from './suggest.js';
 
 type Schema = Record<string, unknown>;

@@ -101,6 +101,31 @@ export const COMMANDS = {
     options: [...HOST_OPTIONS, 'output', 'help'],
     load: async () => (await import('./typings-command.js')).typingsCommand,
   },
+  add: {
+    usage: 'add NAME (URL | -- COMMAND [ARG ...])',
+    summary: 'add a server to the config, once it starts and lists its tools',
+    details:
+      'Builds the entry, checks it as list would (starts the server, lists its tools) and only then\nwrites it at the end of mcpServers, leaving the rest of the file as it is (temp file + rename).\nA server that fails the check is not saved (exit 2). Words after -- are the command as your shell\nsplit them; a single word with blanks is split like a shell would (quotes, backslashes), nothing\nexpanded. --cwd is the server\'s working directory. Write secrets as ${VAR}: they are expanded from\nthe target machine\'s environment when the server starts.\n  berry-mcp add fs -- npx -y @modelcontextprotocol/server-filesystem "/srv/my docs"\n  berry-mcp add fs -- "npx -y @modelcontextprotocol/server-filesystem \'/srv/my docs\'"\n  berry-mcp add docs https://example.com/mcp --header \'Authorization=Bearer ${DOCS_TOKEN}\'',
+    arity: [1, Infinity],
+    options: [...HOST_OPTIONS, 'env', 'header', 'disabled', 'no-check', 'replace', 'help'],
+    load: async () => (await import('./add-command.js')).addCommand,
+  },
+  remove: {
+    usage: 'remove NAME',
+    summary: 'remove a server from the config',
+    details: 'Cuts the entry NAME out of mcpServers and leaves every other byte of the file as it was\n(temp file + rename). Stored OAuth tokens stay: `berry-mcp auth NAME --logout` first removes them.',
+    arity: [1, 1],
+    options: [...HOST_OPTIONS, 'help'],
+    load: async () => (await import('./remove-command.js')).removeCommand,
+  },
+  check: {
+    usage: 'check [SERVER]',
+    summary: 'start every enabled server (or SERVER) and report, exit 2 if any fails',
+    details: 'Like list --refresh: dials each enabled server (or only SERVER), never answering from a saved\ncatalog, and prints the same report. Exit status 2 when any checked server is in error or needs\nsign-in, so it fits scripts and CI.',
+    arity: [0, 1],
+    options: [...HOST_OPTIONS, 'help'],
+    load: async () => (await import('./check-command.js')).checkCommand,
+  },
   auth: {
     usage: 'auth SERVER [--no-browser | --logout]',
     summary: 'sign in to (or out of) an HTTP server that needs OAuth (berry-mcp auth --help)',

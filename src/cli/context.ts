@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Host, HostOptions } from '../host.js';
-import type { CliArgs } from './args.js';
+import type { CliArgs } from './cli-args.js';
 
 export interface CliIo {
   readonly stdin: Readable & { isTTY?: boolean };

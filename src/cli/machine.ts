@@ -1,7 +1,9 @@
+import { resolve } from 'node:path';
 import type { Machine } from '../remote/index.js';
 // Not the remote face: it loads the MCP transports and ssh2, which a local run does not need.
 import { LocalMachine } from '../remote/local-machine.js';
-import { UsageError, type CliArgs } from './args.js';
+import type { CliArgs } from './cli-args.js';
+import { UsageError } from './usage-error.js';
 
 export interface SshTarget {
   readonly username: string | undefined;
@@ -40,4 +42,13 @@ export async function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 
     ...(args.identity === undefined ? {} : { identityFile: args.identity }),
     acceptUnknownHostKey: args.acceptHostKey,
   });
+}
+
+/** `--cwd DIR` as a path on the target machine: absolute over SSH, else resolved against `base`. */
+export function resolveCwd(cwd: string, base: string, remote: boolean): string {
+  if (remote) {
+    if (!cwd.startsWith('/')) throw new UsageError('--cwd must be an absolute path on the remote machine');
+    return cwd;
+  }
+  return resolve(base, cwd);
 }

@@ -1,10 +1,9 @@
-import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../errors.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs, UsageError, type CliArgs } from './args.js';
-import { COMMANDS, isRawCommand, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
 import { terminalSafe } from './terminal-safe.js';
@@ -61,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
-    const handler = await (COMMANDS[args.command] as CommandSpec).load();
+    const handler = await (COMMANDS[args.command as CommandName] as CommandSpec).load();
     return await handler(ctx);
   } catch (error) {
     return await reportError(error, args, io, host);
@@ -84,14 +83,15 @@ function rawCommand(argv: readonly string[]): { handler: (argv: readonly string[
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
 async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extra: Partial<HostOptions> = {}): Promise<Host> {
-  const [{ createHost }, { createCliMachine }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
+  const [{ createHost }, { createCliMachine, resolveCwd }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
     import('../host.js'),
     import('./machine.js'),
     import('./elicitation-form.js'),
     import('./confirm-writes.js'),
   ]);
-  const machine = await createCliMachine(args);
-  const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
+  // A command may bring its own machine and working directory (add checks through a CandidateMachine).
+  const machine = extra.machine ?? (await createCliMachine(args));
+  const cwd = extra.cwd ?? (args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh)));
   const host = createHost({
     machine,
     ...(cwd === undefined ? {} : { cwd }),
@@ -114,14 +114,6 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     }
   }
   return host;
-}
-
-function resolveCwd(cwd: string, base: string, remote: boolean): string {
-  if (remote) {
-    if (!cwd.startsWith('/')) throw new UsageError('--cwd must be an absolute path on the remote machine');
-    return cwd;
-  }
-  return resolve(base, cwd);
 }
 
 function printLog(stderr: Writable, event: LogEvent): void {
@@ -160,8 +152,9 @@ async function hint(error: { code: BerryErrorCode; message: string }, args: CliA
     }
     // The message lists what exists (closest first); a person also gets one "did you mean".
     if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/did you mean/i.test(error.message)) {
-      const tools = await (await host).withServer(server, (connection) => connection.listTools());
-      return serverHint(tool, tools.map((t) => t.name));
+      // The listed tools, after the entry's filter: a hint never names a filtered tool.
+      const listed = (await (await host).list({ server })).servers[0];
+      return serverHint(tool, listed?.status === 'connected' ? listed.tools.map((t) => t.name) : []);
     }
   } catch {
     // No hint then: the error itself still stands.

@@ -27,6 +27,11 @@ export const OPTIONS = {
   refresh: { type: 'boolean', help: 'dial every server even when a saved catalog could answer' },
   schemas: { type: 'boolean', help: 'with TOOL: also print the raw input and output JSON Schemas' },
   'confirm-writes': { type: 'boolean', help: 'ask on the terminal before each call to a tool that may write (refused off a terminal)' },
+  env: { type: 'string', arg: 'KEY=VALUE', multiple: true, help: 'an environment variable of the stdio server (repeatable; write secrets as ${VAR})' },
+  header: { type: 'string', arg: 'NAME=VALUE', multiple: true, help: 'an HTTP header of the server (repeatable; NAME: VALUE works too)' },
+  disabled: { type: 'boolean', help: 'save the entry with "enabled": false (it is still checked first)' },
+  'no-check': { type: 'boolean', help: 'save without starting the server and listing its tools' },
+  replace: { type: 'boolean', help: 'overwrite an entry of the same name (in its place in the file)' },
   help: { type: 'boolean', short: 'h', help: 'show help for the command' },
   version: { type: 'boolean', help: 'print the version' },
 } as const satisfies Record<string, OptionSpec>;

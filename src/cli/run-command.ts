@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from './args.js';
+import { UsageError } from './usage-error.js';
 import { ImageWriter, json, readStream } from './blocks.js';
 import type { CommandHandler } from './context.js';
 import { ProgressLines } from './progress.js';

@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { LogEvent } from '../bindings/index.js';
 import { createHost, type Host } from '../host.js';
 import { ElicitationRouter, generateToken, parseListen, RunService, serveHttp } from '../serve/index.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './context.js';
 import { createCliMachine } from './machine.js';
 
 export const SERVE_USAGE = `Usage: berry-mcp serve [options]     code mode as an MCP server (one tool: run)

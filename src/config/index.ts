@@ -2,6 +2,8 @@
  * The config layer: the mcp.json file on the target machine, validated and resolved.
  */
 export { loadConfig } from './load.js';
+export { configuredNames, withServer, withoutServer } from './edit-config.js';
+export { replaceConfigText } from './write-config.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
 export { createRedactor, secretsOfServers } from './redact.js';
 export { createValueRedactor, type ValueRedactor } from './redact-value.js';

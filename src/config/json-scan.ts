@@ -2,7 +2,8 @@
  * A single pass over JSON text that records what `JSON.parse` cannot tell us: where a syntax
  * error is when V8's message gives no position, which keys occur twice in one object (JSON.parse
  * silently keeps the last), and the order of keys in one chosen object (JS objects list
- * integer-like keys first, which would reorder servers named "1", "2").
+ * integer-like keys first, which would reorder servers named "1", "2"), and where that object and
+ * its members are in the text (so the config can be edited without reformatting it).
  */
 
 export interface DuplicateKey {
@@ -21,6 +22,25 @@ export interface JsonScanResult {
   readonly duplicates: readonly DuplicateKey[];
   /** Keys of the object at `orderPath` in order of first appearance; undefined when absent. */
   readonly orderedKeys: readonly string[] | undefined;
+  /** Where the object at `orderPath` is (the first one, when a key repeats); undefined when absent. */
+  readonly span: ObjectSpan | undefined;
+}
+
+/** Offsets (UTF-16 units) of an object and its members, duplicates included, in text order. */
+export interface ObjectSpan {
+  /** Offset of `{`. */
+  readonly open: number;
+  /** Offset of `}`; -1 when the text ends before it. */
+  close: number;
+  readonly members: MemberSpan[];
+}
+
+export interface MemberSpan {
+  readonly key: string;
+  /** Offset of the key's opening quote. */
+  readonly keyOffset: number;
+  /** Offset just past the member's value; -1 until the value has ended. */
+  valueEnd: number;
 }
 
 interface Frame {
@@ -31,6 +51,8 @@ interface Frame {
   keys: Map<string, number> | undefined;
   key: string;
   index: number;
+  /** Offset of the opening bracket. */
+  readonly open: number;
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
@@ -46,9 +68,12 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
   const stack: Frame[] = [];
   const duplicates: DuplicateKey[] = [];
   let orderedKeys: string[] | undefined;
+  let span: ObjectSpan | undefined;
   let i = 0;
 
-  const result = (errorOffset: number): JsonScanResult => ({ errorOffset, duplicates, orderedKeys });
+  const result = (errorOffset: number): JsonScanResult => ({ errorOffset, duplicates, orderedKeys, span });
+  // Only the first object at orderPath has its span recorded.
+  const spanned = (frame: Frame): boolean => frame.recordOrder && span?.open === frame.open;
 
   const skipWhitespace = (): void => {
     while (i < n) {
@@ -130,6 +155,7 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
     if (text.charCodeAt(i) !== 0x22 || !scanString()) return false;
     const raw = text.slice(start + 1, i - 1);
     const key = raw.includes('\\') ? (JSON.parse(text.slice(start, i)) as string) : raw;
+    if (spanned(frame)) span?.members.push({ key, keyOffset: start, valueEnd: -1 });
     frame.keys ??= new Map();
     const first = frame.keys.get(key);
     if (first === undefined) {
@@ -159,12 +185,14 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
         parent === undefined ||
         (parent.onOrderPath && parent.isObject && depth <= orderPath.length && parent.key === orderPath[depth - 1]);
       const recordOrder = isObject && onOrderPath && depth === orderPath.length;
-      const frame: Frame = { isObject, onOrderPath, recordOrder, keys: undefined, key: '', index: 0 };
+      const frame: Frame = { isObject, onOrderPath, recordOrder, keys: undefined, key: '', index: 0, open: i };
       if (recordOrder) orderedKeys ??= [];
+      if (recordOrder) span ??= { open: i, close: -1, members: [] };
       stack.push(frame);
       i++;
       skipWhitespace();
       if (text.charCodeAt(i) === (isObject ? 0x7d : 0x5d)) {
+        if (span !== undefined && spanned(frame)) span.close = i;
         i++;
         stack.pop();
       } else if (isObject) {
@@ -188,8 +216,10 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
     }
     // A value just ended: close containers or move to the next element.
     for (;;) {
-      skipWhitespace();
       const top = stack[stack.length - 1];
+      const member = top !== undefined && spanned(top) ? span?.members[span.members.length - 1] : undefined;
+      if (member !== undefined && member.valueEnd === -1) member.valueEnd = i;
+      skipWhitespace();
       if (top === undefined) return result(i < n ? i : -1);
       const d = text.charCodeAt(i);
       if (d === 0x2c) {
@@ -203,6 +233,7 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
         break;
       }
       if (d === (top.isObject ? 0x7d : 0x5d)) {
+        if (span !== undefined && spanned(top)) span.close = i;
         i++;
         stack.pop();
         continue;

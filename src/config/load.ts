@@ -7,7 +7,7 @@ import { ConfigError, isBerryError } from '../errors.js';
 import { configPathOrDefault, isHomeRelative, resolveMachinePath } from './config-path.js';
 import { variableNames } from './expand-env.js';
 import { formatJsonPath, memberPath } from './json-path.js';
-import { parseJson, type LocatedDuplicate } from './parse-json.js';
+import { parseJson, type LocatedDuplicate, type ParsedJson } from './parse-json.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveEntry } from './resolve.js';
 import type { LoadConfigOptions, LoadedConfig, ServerSlot } from './types.js';
@@ -99,11 +99,19 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   if (map.size > max) map.delete(map.keys().next().value as string);
 }
 
-function parseFile(path: string, text: string): ParsedFile {
+/**
+ * The checks of the file as a whole (JSON syntax, a repeated top-level key, the top level's
+ * shape); throws their ConfigError. `servers` is the `mcpServers` object, undefined when absent.
+ */
+export function parseConfigFile(path: string, text: string): { readonly parsed: ParsedJson; readonly servers: Record<string, unknown> | undefined } {
   const parsed = parseJson(text, path, SERVERS_PATH);
   const topDuplicate = parsed.duplicates.find((duplicate) => duplicate.path.length === 0);
   if (topDuplicate !== undefined) throw duplicateTopLevelError(path, topDuplicate);
-  const servers = validateTopLevel(parsed.value, path);
+  return { parsed, servers: validateTopLevel(parsed.value, path) };
+}
+
+function parseFile(path: string, text: string): ParsedFile {
+  const { parsed, servers } = parseConfigFile(path, text);
   const names = servers === undefined ? [] : (parsed.orderedKeys ?? Object.keys(servers));
   const slots: (ServerSlot | ValidEntry)[] = names.map((name) => {
     const validation = validateEntry(name, servers?.[name], duplicateProblems(parsed.duplicates, name));

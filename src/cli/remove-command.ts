@@ -1,0 +1,31 @@
+import { BerryError } from '../errors.js';
+import { configuredNames, replaceConfigText, withoutServer } from '../config/index.js';
+import { json } from './blocks.js';
+import { configFileOf } from './config-file.js';
+import type { CommandHandler } from './context.js';
+import { createCliMachine } from './machine.js';
+import { terminalSafe } from './terminal-safe.js';
+import { serverHint } from './wording.js';
+
+/** `berry-mcp remove NAME`: cuts the entry out of the file; every other byte stays. */
+export const removeCommand: CommandHandler = async ({ args, io, signal }) => {
+  const name = args.positionals[0]!;
+  const machine = await createCliMachine(args);
+  try {
+    const { path, text } = await configFileOf(args, io, machine, signal);
+    const names = configuredNames(text, path);
+    if (text === undefined || !names.includes(name)) {
+      throw new BerryError(
+        'MCP_UNKNOWN_SERVER',
+        names.length > 0
+          ? `Unknown server "${name}". Configured: ${[...new Set(names)].join(', ')} (from ${path}).${serverHint(name, names)}`
+          : `Unknown server "${name}": no servers are configured (${path}${text === undefined ? ' does not exist' : ' has none'}).`,
+      );
+    }
+    await replaceConfigText(machine, path, text, withoutServer(text, path, name), signal);
+    io.stdout.write(args.json ? json({ removed: name, configPath: path }) : `${terminalSafe(`Removed "${name}" from ${path}.`)}\n`);
+    return 0;
+  } finally {
+    await machine.close();
+  }
+};
