@@ -162,13 +162,19 @@ export function secretsOfServers(servers: readonly ServerSlot[]): string[] {
 
 /** Shorter values are too common in ordinary results ("true", a port, a name) to mask there. */
 const MIN_VALUE_SECRET = 8;
+/** Up to this length, a few plain words (`production`, `literal value`) are ordinary text. */
+const MAX_PLAIN_WORDS = 20;
+const PLAIN_WORDS = /^[A-Z]?[a-z]+(?:[ _.-][A-Z]?[a-z]+)*$/;
+const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
+const FILE_PATH = /^(?:~|\.{1,2})?\/[\w.\/@%~-]*$/;
 
 /**
  * Whether a secret is masked inside whole values servers return (results, resources, prompts),
- * not only in logs and errors: at least 8 characters, not a plain number, not a file path (a
- * `${HOME}` in args or cwd): masking those would corrupt ordinary data far more often than hide
- * a secret.
+ * not only in logs and errors: at least 8 characters, and not a plain number, a file path (a
+ * `${HOME}` in args or cwd) or a short phrase of plain words: masking those would corrupt
+ * ordinary data far more often than hide a secret.
  */
 export function maskedInValues(secret: string): boolean {
-  return secret.length >= MIN_VALUE_SECRET && !/^[+-]?\d+(?:\.\d+)?$/.test(secret) && !/^(?:~|\.{1,2})?\/[\w.\/@%~-]*$/.test(secret);
+  if (secret.length < MIN_VALUE_SECRET || PLAIN_NUMBER.test(secret) || FILE_PATH.test(secret)) return false;
+  return secret.length >= MAX_PLAIN_WORDS || !PLAIN_WORDS.test(secret);
 }

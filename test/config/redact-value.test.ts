@@ -32,6 +32,12 @@ describe('config/redact-value: secrets in whole values from servers', () => {
     assert.equal(maskedInValues('/home/alice/project'), false);
     assert.equal(maskedInValues('~/data/x.json'), false);
     assert.equal(maskedInValues('short7!'), false);
+    assert.equal(maskedInValues('production'), false);
+    assert.equal(maskedInValues('literal value'), false);
+    assert.equal(maskedInValues('Debug-Mode'), false);
+    assert.equal(maskedInValues('correcthorsebatterystaple'), true);
+    assert.equal(maskedInValues('AbCdEfGhIj'), true);
+    assert.equal(maskedInValues('hunter22'), true);
     assert.equal(maskedInValues('sk-1234567'), true);
     assert.equal(maskedInValues('/x8J+dQ=='), true);
     assert.equal(maskedInValues('https://u:p@host/'), true);
