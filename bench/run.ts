@@ -38,6 +38,7 @@ const SECTIONS: readonly Section[] = [
   { id: '12', title: '12 soak', load: async () => (await import('./soak.js')).default, failure: 'error', timeoutMs: 600_000 },
   { id: '13', title: '13 start-up', load: async () => (await import('./startup.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '14', title: '14 saved catalogs', load: async () => (await import('./catalogs.js')).default, failure: 'error', timeoutMs: 90_000 },
+  { id: '15', title: '15 confined start', load: async () => (await import('./confined.js')).default, failure: 'skipped', timeoutMs: 120_000 },
 ];
 
 interface SectionReport {

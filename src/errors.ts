@@ -17,10 +17,15 @@ export type BerryErrorCode =
   | 'MCP_SESSION_EXPIRED'
   | 'MCP_PROTOCOL_ERROR'
   | 'MCP_AUTH_REQUIRED'
+  | 'MCP_AUTH_RESPONSE_TOO_LARGE'
+  | 'MCP_AUTH_ISSUER_MISMATCH'
+  | 'MCP_TOKEN_STORE_UNSAFE'
   | 'MCP_UNKNOWN_RESOURCE'
   | 'MCP_UNKNOWN_PROMPT'
   | 'MCP_CALL_REFUSED'
   | 'MCP_MESSAGE_TOO_LARGE'
+  | 'MCP_RESULT_TOO_LARGE'
+  | 'MCP_SANDBOX_UNAVAILABLE'
   | 'MCP_HOST_CLOSED'
   | 'MCP_CONFIG_CHANGED'
   | 'MCP_CONFIG_WRITE_FAILED'
@@ -29,7 +34,8 @@ export type BerryErrorCode =
   | 'SCRIPT_TIMEOUT'
   | 'SCRIPT_MEMORY_LIMIT'
   | 'SCRIPT_ABORTED'
-  | 'SCRIPT_SETUP_FAILED';
+  | 'SCRIPT_SETUP_FAILED'
+  | 'SERVE_QUEUE_FULL';
 
 const BRAND = Symbol.for('berry-mcp.error');
 
@@ -121,6 +127,24 @@ export class ServerStartError extends BerryError {
   }
 }
 
+/** Why a server that must run confined (`sandbox`) could not be. */
+export type SandboxUnavailableReason = 'bwrap-missing' | 'bind-missing' | 'namespace-refused';
+
+/** A stdio server that must be confined and cannot be: it was not started (never unconfined). */
+export class SandboxUnavailableError extends BerryError {
+  readonly server: string;
+  readonly reason: SandboxUnavailableReason;
+  /** The bind source that does not exist (`bind-missing`). */
+  readonly path: string | undefined;
+
+  constructor(message: string, details: { server: string; reason: SandboxUnavailableReason; path?: string }) {
+    super('MCP_SANDBOX_UNAVAILABLE', message);
+    this.server = details.server;
+    this.reason = details.reason;
+    this.path = details.path;
+  }
+}
+
 export class CallTimeoutError extends BerryError {
   readonly timeoutMs: number;
 
@@ -156,5 +180,21 @@ export class ProtocolError extends BerryError {
   constructor(message: string, rpcCode?: number, options?: BerryErrorOptions) {
     super('MCP_PROTOCOL_ERROR', message, options);
     this.rpcCode = rpcCode;
+  }
+}
+
+/**
+ * An OAuth endpoint's response broke a bound: over the size cap (`MCP_AUTH_RESPONSE_TOO_LARGE`)
+ * or not complete by the deadline (`MCP_TIMEOUT`). `endpoint` has no query or user info.
+ */
+export class OAuthEndpointError extends BerryError {
+  readonly endpoint: string;
+  /** The bound that was passed: bytes, or milliseconds. */
+  readonly limit: number;
+
+  constructor(code: 'MCP_AUTH_RESPONSE_TOO_LARGE' | 'MCP_TIMEOUT', message: string, details: { endpoint: string; limit: number }, options?: BerryErrorOptions) {
+    super(code, message, options);
+    this.endpoint = details.endpoint;
+    this.limit = details.limit;
   }
 }

@@ -1,4 +1,5 @@
 import type { ApproveCall } from './bindings/approval.js';
+import type { ElicitationHandler } from './bindings/handlers.js';
 import { createMcpHost, type McpHost, type McpHostOptions } from './bindings/index.js';
 import { runScript, type RunEntry, type RunProgress, type RunRecord } from './runtime/index.js';
 
@@ -25,6 +26,8 @@ export interface RunOptions {
   readonly onOutput?: (entry: RunEntry) => void;
   /** This run's approval hook, in place of the host's `approveCall` (serve --confirm-writes asks the run's own client). */
   readonly approveCall?: ApproveCall;
+  /** Answers the elicitations this run's calls cause, in place of the host's `onElicitation` (serve asks the run's own client). */
+  readonly onElicitation?: ElicitationHandler;
 }
 
 export type HostOptions = McpHostOptions;
@@ -37,7 +40,7 @@ export interface Host extends McpHost {
 /** The berry-mcp host: the three MCP operations plus sandboxed scripts that use them. */
 export function createHost(options: HostOptions = {}): Host {
   const mcp = createMcpHost(options);
-  const run = (code: string, { approveCall, ...runOptions }: RunOptions = {}): Promise<RunRecord> =>
+  const run = (code: string, { approveCall, onElicitation, ...runOptions }: RunOptions = {}): Promise<RunRecord> =>
     runScript(code, {
       ...runOptions,
       functions: {
@@ -48,9 +51,10 @@ export function createHost(options: HostOptions = {}): Host {
             signal: context.signal,
             onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
             ...(approveCall ? { approveCall } : {}),
+            ...(onElicitation ? { onElicitation } : {}),
           }),
-        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal }),
-        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal }),
+        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
+        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
       },
     });
   return {

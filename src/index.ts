@@ -8,6 +8,7 @@ export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogE
 export type { AuthorizationUrlHandler } from './auth/index.js';
 export { LocalMachine, SshMachine } from './remote/index.js';
 export type {
+  FileInfo,
   LifetimeEndEvent,
   LifetimeEndListener,
   Machine,
@@ -22,10 +23,12 @@ export {
   CancelledError,
   ConfigError,
   EnvVarMissingError,
+  OAuthEndpointError,
   ProtocolError,
+  SandboxUnavailableError,
   ServerStartError,
   TransportClosedError,
   isBerryError,
 } from './errors.js';
-export type { BerryErrorCode } from './errors.js';
+export type { BerryErrorCode, SandboxUnavailableReason } from './errors.js';
 export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';

@@ -59,10 +59,15 @@ declare namespace BerryMcp {
     | 'MCP_SESSION_EXPIRED'
     | 'MCP_PROTOCOL_ERROR'
     | 'MCP_AUTH_REQUIRED'
+    | 'MCP_AUTH_RESPONSE_TOO_LARGE'
+    | 'MCP_AUTH_ISSUER_MISMATCH'
+    | 'MCP_TOKEN_STORE_UNSAFE'
     | 'MCP_UNKNOWN_RESOURCE'
     | 'MCP_UNKNOWN_PROMPT'
     | 'MCP_CALL_REFUSED'
     | 'MCP_MESSAGE_TOO_LARGE'
+    | 'MCP_RESULT_TOO_LARGE'
+    | 'MCP_SANDBOX_UNAVAILABLE'
     | 'MCP_HOST_CLOSED'
     | 'MCP_CONFIG_CHANGED'
     | 'MCP_CONFIG_WRITE_FAILED'
@@ -71,7 +76,8 @@ declare namespace BerryMcp {
     | 'SCRIPT_TIMEOUT'
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
-    | 'SCRIPT_SETUP_FAILED';
+    | 'SCRIPT_SETUP_FAILED'
+    | 'SERVE_QUEUE_FULL';
 
   /**
    * What an operation rejects with when the host could not do it (unknown server, connection

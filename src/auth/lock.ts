@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
-import { TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './token-store.js';
+import { TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 
 export interface LockOptions {
   /** A lock file older than this is abandoned. @default 30000 */

@@ -5,8 +5,17 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { isBerryError, type BerryError } from '../errors.js';
-import { authRequiredError } from './provider.js';
+import { BerryError, isBerryError, OAuthEndpointError, type BerryErrorCode } from '../errors.js';
+
+export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
+  return new BerryError(
+    'MCP_AUTH_REQUIRED',
+    `Server "${server}" requires authorization (${detail}). Ask the user to run \`berry-mcp auth ${server}\` and try again.`,
+  );
+}
+
+/** Failures of the OAuth machinery that keep their own code (signing in again would not help). */
+const OWN_CODES: ReadonlySet<BerryErrorCode> = new Set(['MCP_AUTH_REQUIRED', 'MCP_AUTH_RESPONSE_TOO_LARGE', 'MCP_AUTH_ISSUER_MISMATCH', 'MCP_TOKEN_STORE_UNSAFE']);
 
 /**
  * `duringSignIn`: the failure happened inside an authorization the SDK had started, so even a
@@ -18,7 +27,7 @@ export function mapAuthError(
   redact: (text: string) => string,
   duringSignIn = false,
 ): BerryError | undefined {
-  if (isBerryError(error)) return error.code === 'MCP_AUTH_REQUIRED' ? error : undefined;
+  if (isBerryError(error)) return OWN_CODES.has(error.code) || error instanceof OAuthEndpointError ? error : undefined;
   if (error instanceof UnauthorizedError) return authRequiredError(server, 'the server refused the credentials');
   if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
     return authRequiredError(server, error.code === 403 ? 'the server wants more scopes than were granted' : 'the server refused the token');

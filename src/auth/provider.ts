@@ -6,14 +6,18 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import { BerryError } from '../errors.js';
 import type { Machine } from '../remote/index.js';
+import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
+import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
+import { authRequiredError } from './map-auth-error.js';
+import { boundOAuthFetch } from './oauth-fetch.js';
+import { sessionFetch } from './session-fetch.js';
+import { listenForRedirect } from './session-listener.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
-import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
+import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
 
 /** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
@@ -30,18 +34,11 @@ export interface OAuthSessionOptions {
   readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
   /** How long to wait for the redirect. */
   readonly signInTimeoutMs: number;
-  /** The machine's fetch, for requests to the authorization server. */
+  /** The machine's fetch, for requests to the authorization server (bounded here). */
   readonly fetch: FetchLike;
 }
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
-
-export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
-  return new BerryError(
-    'MCP_AUTH_REQUIRED',
-    `Server "${server}" requires authorization (${detail}). Ask the user to run \`berry-mcp auth ${server}\` and try again.`,
-  );
-}
 
 export class OAuthSession implements OAuthClientProvider {
   readonly #options: OAuthSessionOptions;
@@ -61,31 +58,24 @@ export class OAuthSession implements OAuthClientProvider {
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
+  readonly #oauthFetch: FetchLike;
+  readonly #endpoint: string;
+
   constructor(options: OAuthSessionOptions) {
     this.#options = options;
     this.#config = options.oauth;
-    const config = options.oauth;
-    if (config?.clientMetadataUrl !== undefined) this.clientMetadataUrl = config.clientMetadataUrl;
-    if (config?.clientId !== undefined && (config.privateKey !== undefined || config.privateKeyFile !== undefined)) {
-      const clientId = config.clientId;
-      let signer: ReturnType<typeof createPrivateKeyJwtAuth> | undefined;
-      this.addClientAuthentication = async (headers, params, url, metadata) => {
-        signer ??= createPrivateKeyJwtAuth({
-          issuer: clientId,
-          subject: clientId,
-          privateKey: await this.#privateKey(),
-          alg: config.signingAlgorithm ?? 'RS256',
-        });
-        await signer(headers, params, url, metadata);
-      };
-    }
+    this.#oauthFetch = boundOAuthFetch(options.fetch);
+    this.#endpoint = new URL(options.serverUrl).href;
+    if (options.oauth?.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
+    const signer = privateKeyJwtAuth(options.oauth, options.machine, options.server);
+    if (signer) this.addClientAuthentication = signer;
   }
 
   /** False while a new sign-in must not start (the connect right after one). */
   signInAllowed = true;
 
   get #interactive(): boolean {
-    return this.#config?.grant !== 'client_credentials';
+    return isInteractive(this.#config);
   }
 
   /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
@@ -104,30 +94,11 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    const config = this.#config;
-    const authMethod =
-      config?.privateKey !== undefined || config?.privateKeyFile !== undefined
-        ? 'private_key_jwt'
-        : config?.clientSecret !== undefined
-          ? 'client_secret_basic'
-          : 'none';
-    return {
-      client_name: 'berry-mcp',
-      redirect_uris: this.#interactive ? [this.redirectUrl ?? PLACEHOLDER_REDIRECT] : [],
-      grant_types: this.#interactive ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
-      response_types: this.#interactive ? ['code'] : [],
-      token_endpoint_auth_method: authMethod,
-      ...(config?.scopes?.length ? { scope: config.scopes.join(' ') } : {}),
-    };
+    return clientMetadataFor(this.#config, this.redirectUrl ?? PLACEHOLDER_REDIRECT);
   }
 
-  /** For client_credentials only; the authorization code grant uses the SDK's default request. */
   prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (this.#interactive) return undefined;
-    const params = new URLSearchParams({ grant_type: 'client_credentials' });
-    const wanted = this.#config?.scopes?.length ? this.#config.scopes.join(' ') : scope;
-    if (wanted) params.set('scope', wanted);
-    return params;
+    return clientCredentialsRequest(this.#config, scope);
   }
 
   // While a sign-in waits for its redirect, a second auth() (a concurrent request that met the
@@ -186,7 +157,9 @@ export class OAuthSession implements OAuthClientProvider {
     return (await this.#read()).discovery;
   }
 
+  // Before anything is registered with, or sent to, the authorization server discovery found.
   async saveDiscoveryState(state: OAuthDiscoveryState): Promise<void> {
+    checkMetadataIssuer(this.#options.server, state);
     await this.#update((record) => ({ ...record, discovery: state }));
   }
 
@@ -195,8 +168,9 @@ export class OAuthSession implements OAuthClientProvider {
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
-    this.#askOfflineAccess(authorizationUrl);
-    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs);
+    askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
+    const expected = issuerExpectation(this.#record?.discovery);
+    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => checkRedirectIssuer(this.#options.server, iss, expected));
     this.#pending = pending;
     // The port is needed only until the redirect (or the timeout): then it is closed.
     pending.then(
@@ -254,24 +228,9 @@ export class OAuthSession implements OAuthClientProvider {
     return this.#completing;
   }
 
-  /**
-   * The transport's fetch: a 401 to a request that carried our access token gets one refresh
-   * (under the lock) and one retry. When no fresh token can be had, the 401 goes to the SDK, which
-   * starts a sign-in.
-   */
+  /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return async (url, init) => {
-      const response = await base(url, init);
-      if (response.status !== 401 || !this.#interactive) return response;
-      const headers = new Headers(init?.headers);
-      const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
-      if (sent === undefined) return response;
-      const fresh = await this.#refreshLocked(sent).catch(() => undefined);
-      if (!fresh) return response;
-      await response.body?.cancel().catch(() => {});
-      headers.set('authorization', `Bearer ${fresh.access_token}`);
-      return base(url, { ...init, headers });
-    };
+    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale) });
   }
 
   /**
@@ -303,63 +262,23 @@ export class OAuthSession implements OAuthClientProvider {
     const store = await this.#storeReady();
     return refreshUnderLock(
       {
-        machine: this.#options.machine,
-        lockPath: store.lockPath,
+        server: this.#options.server,
+        withLock: (fn) => store.withLock(fn),
         read: () => this.#read(true),
         update: (change) => this.#update(change),
         clientInformation: () => this.clientInformation(),
         ...(this.addClientAuthentication ? { addClientAuthentication: this.addClientAuthentication } : {}),
-        fetch: this.#options.fetch,
+        fetch: this.#oauthFetch,
       },
       staleAccessToken,
     );
   }
 
-  // The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
-  // when the authorization server offers offline_access.
-  #askOfflineAccess(url: URL): void {
-    const supported = this.#record?.discovery?.authorizationServerMetadata?.scopes_supported;
-    const scope = url.searchParams.get('scope');
-    if (!supported?.includes('offline_access') || scope === null) return;
-    const scopes = scope.split(' ').filter(Boolean);
-    if (scopes.includes('offline_access')) return;
-    url.searchParams.set('scope', [...scopes, 'offline_access'].join(' '));
-  }
-
   async #ensureListener(): Promise<void> {
-    if (!this.#listener) this.#listener = await this.#listen();
+    // Its port taken, a stored registration is forgotten (the next one names the new port).
+    const forgetClient = (): Promise<void> => this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
+    this.#listener ??= await listenForRedirect(this.#config, (await this.#read()).client, forgetClient);
     this.#redirectUrl = this.#listener.redirectUrl;
-  }
-
-  async #listen(): Promise<RedirectListener> {
-    const wanted = this.#config?.redirectPort;
-    if (wanted !== undefined) {
-      return startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
-        throw new BerryError('MCP_AUTH_REQUIRED', `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`);
-      });
-    }
-    // Reuse the port the stored registration names; if it is taken, register again on a new one.
-    const client = (await this.#read()).client as { redirect_uris?: string[] } | undefined;
-    const registered = portOf(client?.redirect_uris?.[0]);
-    if (registered !== undefined && this.#config?.clientId === undefined) {
-      const reused = await startRedirectListener(registered).catch(() => undefined);
-      if (reused) return reused;
-      await this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
-    }
-    return startRedirectListener(0);
-  }
-
-
-  async #privateKey(): Promise<string> {
-    const config = this.#config;
-    if (config?.privateKey !== undefined) return config.privateKey;
-    const file = config?.privateKeyFile ?? '';
-    const path = file.startsWith('~/') ? `${await this.#options.machine.homeDir()}${file.slice(1)}` : file;
-    const text = await this.#options.machine.readFile(path);
-    if (text === undefined) {
-      throw new BerryError('MCP_AUTH_REQUIRED', `Server "${this.#options.server}": the private key file ${file} does not exist on ${this.#options.machine.identity}.`);
-    }
-    return text;
   }
 
   async #storeReady(): Promise<TokenStore> {
@@ -377,15 +296,5 @@ export class OAuthSession implements OAuthClientProvider {
 
   async #update(change: (record: SignInRecord) => SignInRecord): Promise<void> {
     this.#record = await (await this.#storeReady()).update(change);
-  }
-}
-
-function portOf(uri: string | undefined): number | undefined {
-  if (uri === undefined) return undefined;
-  try {
-    const url = new URL(uri);
-    return url.hostname === '127.0.0.1' && url.port !== '' ? Number(url.port) : undefined;
-  } catch {
-    return undefined;
   }
 }

@@ -12,8 +12,11 @@ export const CALLBACK_PATH = '/callback';
 export interface RedirectListener {
   readonly port: number;
   readonly redirectUrl: string;
-  /** Resolves with the code of the first redirect whose `state` matches; rejects on an error redirect. */
-  waitForCode(state: string, timeoutMs: number, signal?: AbortSignal): Promise<string>;
+  /**
+   * Resolves with the code of the first redirect whose `state` matches; rejects on an error
+   * redirect, or when `checkIssuer` throws for its `iss` parameter (null when absent).
+   */
+  waitForCode(state: string, timeoutMs: number, signal?: AbortSignal, checkIssuer?: (iss: string | null) => void): Promise<string>;
   /**
    * Keeps the process alive while someone waits for the redirect. The listener does not by
    * itself: a sign-in nobody waits for any more must not keep a finished program running.
@@ -24,6 +27,7 @@ export interface RedirectListener {
 
 interface Waiter {
   readonly state: string;
+  readonly checkIssuer: ((iss: string | null) => void) | undefined;
   resolve(code: string): void;
   reject(error: Error): void;
 }
@@ -39,6 +43,12 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
     }
     const current = waiter;
     waiter = undefined;
+    try {
+      current.checkIssuer?.(url.searchParams.get('iss'));
+    } catch (refusal) {
+      current.reject(refusal as Error);
+      return { status: 400, text: 'Sign-in refused: the redirect does not come from the expected authorization server; see berry-mcp for details.' };
+    }
     const error = url.searchParams.get('error');
     const code = url.searchParams.get('code');
     if (error !== null || code === null) {
@@ -77,7 +87,7 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
   return {
     port: actualPort,
     redirectUrl: `http://127.0.0.1:${actualPort}${CALLBACK_PATH}`,
-    waitForCode(state, timeoutMs, signal) {
+    waitForCode(state, timeoutMs, signal, checkIssuer) {
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
           () => done(undefined, new BerryError('MCP_AUTH_REQUIRED', `No sign-in redirect arrived within ${Math.round(timeoutMs / 1000)} s; run the sign-in again.`)),
@@ -93,7 +103,7 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
           if (code !== undefined) resolve(code);
           else reject(error);
         };
-        waiter = { state, resolve: (code) => done(code), reject: (error) => done(undefined, error) };
+        waiter = { state, checkIssuer, resolve: (code) => done(code), reject: (error) => done(undefined, error) };
         if (signal?.aborted) onAbort();
       });
     },

@@ -7,21 +7,24 @@ import { refreshAuthorization, type OAuthClientProvider } from '@modelcontextpro
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Machine } from '../remote/index.js';
-import { withFileLock } from './lock.js';
+import { isBerryError } from '../errors.js';
+import { checkMetadataIssuer } from './issuer-check.js';
 import type { SignInRecord, StoredTokens } from './token-store.js';
 
 /** Refresh this long before the stated expiry (at most half the lifetime), so no request leaves with a dying token. */
 const REFRESH_MARGIN_MS = 60_000;
 
 export interface RefreshContext {
-  readonly machine: Machine;
-  readonly lockPath: string;
+  /** The server's name, for errors. */
+  readonly server: string;
+  /** Runs `fn` under the record's cross-process lock. */
+  withLock<T>(fn: () => Promise<T>): Promise<T>;
   /** The record as stored now (not a cached copy). */
   read(): Promise<SignInRecord>;
   update(change: (record: SignInRecord) => SignInRecord): Promise<void>;
   clientInformation(): Promise<OAuthClientInformationMixed | undefined>;
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
+  /** The bounded OAuth fetch (oauth-fetch.ts). */
   readonly fetch: FetchLike;
 }
 
@@ -34,10 +37,11 @@ export function expiresSoon(tokens: StoredTokens): boolean {
 /**
  * Fresh tokens to use instead of those carrying `staleAccessToken`, or undefined when there are
  * none (then the caller signs in). A refusal by the authorization server deletes the tokens; a
- * network or server failure keeps them for the next try.
+ * network or server failure keeps them for the next try. A response past the OAuth bounds, or
+ * from the wrong issuer, rejects with its own code (signing in again would not help).
  */
 export function refreshUnderLock(context: RefreshContext, staleAccessToken: string): Promise<StoredTokens | undefined> {
-  return withFileLock(context.machine, context.lockPath, async () => {
+  return context.withLock(async () => {
     const record = await context.read();
     const tokens = record.tokens;
     if (!tokens) return undefined;
@@ -49,6 +53,10 @@ export function refreshUnderLock(context: RefreshContext, staleAccessToken: stri
       return undefined;
     }
     const resource = discovery.resourceMetadata?.resource;
+    // No caller's signal here, only the OAuth deadline: a refresh cut off after the server rotated
+    // the refresh token would lose both the old one and the new one.
+    // A record stored before the check was made must pass it too before a refresh token leaves.
+    checkMetadataIssuer(context.server, discovery);
     try {
       const fresh = await refreshAuthorization(discovery.authorizationServerUrl, {
         ...(discovery.authorizationServerMetadata ? { metadata: discovery.authorizationServerMetadata } : {}),
@@ -68,6 +76,7 @@ export function refreshUnderLock(context: RefreshContext, staleAccessToken: stri
       await context.update((r) => ({ ...r, tokens: stored }));
       return stored;
     } catch (error) {
+      if (isBerryError(error)) throw error;
       if (error instanceof OAuthError && !(error instanceof ServerError)) await context.update(dropTokens);
       return undefined;
     }

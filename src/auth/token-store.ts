@@ -2,14 +2,17 @@
  * Sign-in state per server, kept as one JSON file per server URL on the target machine: the
  * discovery result, the registered client and the tokens (each stamped by the SDK with the issuer
  * that produced it). Files are 0600 in a 0700 directory and replaced atomically (temp + rename).
+ * A directory or file this user did not make is refused (store-safety.ts); a temporary file is
+ * created exclusively (O_EXCL, which never follows a symlink) and renamed over the record.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Machine } from '../remote/index.js';
+import { withFileLock, type LockOptions } from './lock.js';
+import { checkStorePath, TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 
-export const TOKEN_DIR_MODE = 0o700;
-export const TOKEN_FILE_MODE = 0o600;
+export { TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 
 /** Tokens as stored: what the server sent plus when it was received (to know when they expire). */
 export type StoredTokens = OAuthTokens & { readonly issuer?: string; readonly obtained_at: number };
@@ -55,7 +58,8 @@ export class TokenStore {
 
   /** The record, or an empty one when there is none (or it is unreadable: then sign in again). */
   async read(signal?: AbortSignal): Promise<SignInRecord> {
-    const text = await this.machine.readFile(this.path, signal);
+    const present = (await checkStorePath(this.machine, this.dir, 'directory', signal)) && (await checkStorePath(this.machine, this.path, 'file', signal));
+    const text = present ? await this.machine.readFile(this.path, signal) : undefined;
     if (text === undefined) return { serverUrl: this.serverUrl };
     try {
       const parsed = JSON.parse(text) as SignInRecord;
@@ -77,8 +81,19 @@ export class TokenStore {
     return next;
   }
 
-  async #write(record: SignInRecord, signal?: AbortSignal): Promise<void> {
+  /** Runs `fn` holding the record's cross-process lock, in the (checked) token directory. */
+  async withLock<T>(fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
+    await this.#ensureDir(options.signal);
+    return withFileLock(this.machine, this.lockPath, fn, options);
+  }
+
+  async #ensureDir(signal?: AbortSignal): Promise<void> {
     await this.machine.mkdir(this.dir, TOKEN_DIR_MODE, signal);
+    await checkStorePath(this.machine, this.dir, 'directory', signal);
+  }
+
+  async #write(record: SignInRecord, signal?: AbortSignal): Promise<void> {
+    await this.#ensureDir(signal);
     const temp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
       await this.machine.writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: TOKEN_FILE_MODE, exclusive: true }, signal);
@@ -91,7 +106,9 @@ export class TokenStore {
 
   /** Signs out: removes the record (tokens and registered client). */
   async remove(signal?: AbortSignal): Promise<boolean> {
-    const existed = (await this.machine.readFile(this.path, signal)) !== undefined;
+    if (!(await checkStorePath(this.machine, this.dir, 'directory', signal))) return false;
+    // What is there is only unlinked, never read: a link is removed, not followed.
+    const existed = (await this.machine.fileInfo(this.path, signal)) !== undefined;
     await this.machine.unlink(this.path, signal);
     await this.machine.unlink(this.lockPath, signal).catch(() => {});
     return existed;

@@ -9,12 +9,12 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { ResolvedServerConfig } from '../config/index.js';
-import { createRedactor } from '../config/index.js';
+import { createRedactor, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError, CallTimeoutError, CancelledError, ServerStartError, TransportClosedError, isBerryError } from '../errors.js';
 import {
   MachineStdioTransport,
   closeHttpTransport,
+  confineSpawnSpec,
   createHttpTransport,
   HttpStatusError,
   settlesWithin,
@@ -27,6 +27,7 @@ import { abortPromise, createSession, type ConnectionAuthOptions } from './oauth
 import type { ProgressEvent } from './contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from './elicitation.js';
 import type { ElicitationHandler } from './handlers.js';
+import { RequestOwners } from './request-owners.js';
 import type { LogSink } from './log.js';
 import { describeFailure, mapSdkError } from './map-error.js';
 import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
@@ -60,6 +61,8 @@ export interface CallOptions {
   /** The entry this call is for, named in its errors and progress (twins share a connection). @default config.name */
   readonly server?: string;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Answers the elicitations this call causes, in place of the connection's `onElicitation`. */
+  readonly onElicitation?: ElicitationHandler | undefined;
 }
 
 /** One initialized MCP session with one server. */
@@ -78,6 +81,8 @@ export class ServerConnection {
   #closing: Promise<void> | undefined;
   /** Tools, prompts and resources, cached until the server's list_changed notifications. */
   readonly catalog: ServerCatalog = new ServerCatalog(this);
+  /** Whose elicitation handler answers a server request (the caller of the request it came with). */
+  readonly owners: RequestOwners;
 
   private constructor(
     config: ResolvedServerConfig,
@@ -86,7 +91,9 @@ export class ServerConnection {
     log: LogSink,
     redact: (text: string) => string,
     session: OAuthSession | undefined,
+    owners: RequestOwners,
   ) {
+    this.owners = owners;
     this.config = config;
     this.client = client;
     this.#transport = transport;
@@ -104,11 +111,12 @@ export class ServerConnection {
     const started = Date.now();
     let eventStreamSettled: () => void = () => {};
     const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
+    const owners = new RequestOwners(options.onElicitation);
     const transport =
       config.kind === 'stdio'
         ? new MachineStdioTransport({
             machine,
-            spec: { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
+            spec: await confineSpawnSpec(machine, config.name, { command: config.command, args: config.args, env: config.env, cwd: config.cwd }, config.sandbox, options.signal),
             onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
             ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
           })
@@ -117,11 +125,12 @@ export class ServerConnection {
             url: config.url,
             headers: config.headers,
             onEventStream: () => eventStreamSettled(),
+            onServerRequest: (id, related) => owners.relate(id, related),
             ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
           });
     const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
-    const connection = new ServerConnection(config, client, transport, log, redact, session);
-    installElicitation(client, { server: config.name, handler: options.onElicitation, log });
+    const connection = new ServerConnection(config, client, transport, log, redact, session, owners);
+    installElicitation(client, transport, config.name, owners, log);
     client.onclose = () => {
       connection.#transportEnded = true;
       connection.#markDead('transport closed');
@@ -293,7 +302,7 @@ export class ServerConnection {
     };
     const onProgress = options.onProgress;
     try {
-      const result = await this.#withSignIn(() => this.client.request(
+      const result = await this.#withSignIn(() => this.owners.as(options.onElicitation, () => this.client.request(
         { method: 'tools/call', params: { name: tool, arguments: args } },
         CallToolResultSchema,
         {
@@ -311,7 +320,7 @@ export class ServerConnection {
             });
           },
         },
-      ), ac.signal);
+      )), ac.signal);
       return result as CallToolResult;
     } catch (error) {
       throw this.#mapError(error, `tools/call "${tool}"`, ac.signal, server);

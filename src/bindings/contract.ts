@@ -5,6 +5,7 @@
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { BerryErrorCode } from '../errors.js';
+import type { ElicitationHandler } from './handlers.js';
 
 export interface ListRequest {
   /** Restrict discovery to this server. */
@@ -149,4 +150,6 @@ export interface ProgressEvent {
 export interface OperationOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Answers the elicitations this call, read or prompt causes, in place of the host's (a served run's). */
+  readonly onElicitation?: ElicitationHandler;
 }

@@ -1,11 +1,14 @@
 /**
  * Servers' `elicitation/create` requests: declared as a client capability and answered by the
- * embedder's `onElicitation`; declined (never left hanging) when there is no handler or it fails.
+ * `onElicitation` of the call that caused it, else the embedder's; declined (never left hanging)
+ * when there is no handler, it fails, or the request cannot be attributed.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ElicitationHandler, ElicitationParams, ElicitationResult } from './handlers.js';
 import type { LogSink } from './log.js';
+import type { RequestOwners } from './request-owners.js';
 
 /** Form mode with the schema's defaults applied to accepted answers, and URL mode. */
 export const ELICITATION_CAPABILITIES = {
@@ -20,11 +23,21 @@ export interface ElicitationWiring {
   readonly log: LogSink;
 }
 
-/** Routes the client's `elicitation/create` requests to the handler. */
-export function installElicitation(client: Client, wiring: ElicitationWiring): void {
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-    answerElicitation(request.params, wiring, extra.signal),
-  );
+/**
+ * Routes the client's `elicitation/create` requests to the handler of the caller whose request
+ * caused it (see RequestOwners); one that cannot be attributed is declined.
+ */
+export function installElicitation(client: Client, transport: Transport, server: string, owners: RequestOwners, log: LogSink): void {
+  owners.track(transport);
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    // Looked up at once: the relation is dropped when the answer is sent.
+    const owner = owners.ownerOf(extra.requestId);
+    if (owner === 'unattributed') {
+      const why = 'calls of several callers were in flight on the connection and the request named none of them';
+      return Promise.resolve(decline(request.params, { server, log }, why));
+    }
+    return answerElicitation(request.params, { server, handler: owner.handler, log }, extra.signal);
+  });
 }
 
 /** One answer for one request: the handler's, with defaults applied, or a logged decline. */
@@ -33,23 +46,24 @@ export async function answerElicitation(
   wiring: ElicitationWiring,
   signal: AbortSignal,
 ): Promise<ElicitationResult> {
-  const { server, handler, log } = wiring;
-  const decline = (why: string): ElicitationResult => {
-    log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(params.message)}` });
-    return { action: 'decline' };
-  };
-  if (!handler) return decline('no elicitation handler');
+  const { server, handler } = wiring;
+  if (!handler) return decline(params, wiring, 'no elicitation handler');
   let result: ElicitationResult;
   try {
     result = await handler(params, { server, signal });
   } catch (error) {
-    return decline(`the handler failed: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+    return decline(params, wiring, `the handler failed: ${oneLine(error instanceof Error ? error.message : String(error))}`);
   }
   if (typeof result !== 'object' || result === null || !ACTIONS.has(result.action)) {
-    return decline('the handler answered neither accept, decline nor cancel');
+    return decline(params, wiring, 'the handler answered neither accept, decline nor cancel');
   }
   if (result.action !== 'accept' || params.mode === 'url') return { action: result.action };
   return { action: 'accept', content: withDefaults(params.requestedSchema, result.content) };
+}
+
+function decline(params: ElicitationParams, { server, log }: Pick<ElicitationWiring, 'server' | 'log'>, why: string): ElicitationResult {
+  log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(params.message)}` });
+  return { action: 'decline' };
 }
 
 type Content = NonNullable<ElicitationResult['content']>;

@@ -1,4 +1,4 @@
-import { createValueRedactor, loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter, type ValueRedactor } from '../config/index.js';
+import { loadConfig, secretsOfServers, valueRedactorOf, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
@@ -13,7 +13,7 @@ import { getPrompt } from './prompts.js';
 // resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
 // connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import { usesTask } from './task-support.js';
-import { connectedStatus, failedStatus } from './server-status.js';
+import { connectedStatus, failedStatus, sandboxNotes } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
 import { findTool, knownTool } from './tool-lookup.js';
 import type {
@@ -103,7 +103,6 @@ interface Prepared {
   readonly loaded: LoadedConfig;
   readonly lifetime: string;
   readonly scope: string;
-  readonly redact: ValueRedactor; // every entry's secrets, masked in all a server returns
 }
 
 /** The host of the three operations: rereads mcp.json on every operation and pools connections. */
@@ -223,7 +222,7 @@ class Host implements McpHost {
       if (slot.status === 'ok') live.add(this.#key(lifetime, slot.config));
     }
     this.#pool.sync(scope, live);
-    this.#lastPrepared = { loaded, lifetime, scope, redact: createValueRedactor(loaded.servers) };
+    this.#lastPrepared = { loaded, lifetime, scope };
     return this.#lastPrepared;
   }
 
@@ -270,7 +269,7 @@ class Host implements McpHost {
           throw error;
         }
       },
-      async (connection) => prepared.redact(await fn(connection), config.name),
+      async (connection) => valueRedactorOf(prepared.loaded.servers)(await fn(connection), config.name),
       signal,
       `Connecting to server "${config.name}"`,
     );
@@ -384,7 +383,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
-    return connectedStatus(slot.name, slot.config.kind, prepared.redact(saved.tools, slot.name), slot.config.toolFilter, { ageMs });
+    return connectedStatus(slot.name, slot.config.kind, valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name), slot.config.toolFilter, { ageMs }, await sandboxNotes(this.machine, slot, signal));
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -392,7 +391,7 @@ class Host implements McpHost {
     let dial = refresh;
     if (!refresh && slot.status === 'ok') {
       const failed = this.#pendingFailure(prepared, slot.config);
-      if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, prepared.redact(await this.#store?.load(slot.config.fingerprint, signal), slot.name));
+      if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, valueRedactorOf(prepared.loaded.servers)(await this.#store?.load(slot.config.fingerprint, signal), slot.name));
       // Its window is over: the one attempt it is due, not a saved catalog that says all is well.
       dial = this.#backoff.recorded(this.#key(prepared.lifetime, slot.config));
     }
@@ -400,7 +399,7 @@ class Host implements McpHost {
     if (saved) return saved;
     const catalog = await this.#catalog(prepared, slot, signal, refresh);
     if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter);
+    return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, await sandboxNotes(this.machine, slot, signal));
   }
 
   typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
@@ -467,12 +466,12 @@ class Host implements McpHost {
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
     const valid = validateReadRequest(request);
-    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, async (connection) => (await import('./resources.js')).readResource(connection, valid, options), options.signal);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     const valid = validatePromptRequest(request);
-    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options.signal), options.signal);
+    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

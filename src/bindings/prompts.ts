@@ -6,13 +6,13 @@
 import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError } from '../errors.js';
 import type { ServerConnection } from './connection.js';
-import type { PromptRequest, PromptResult } from './contract.js';
+import type { OperationOptions, PromptRequest, PromptResult } from './contract.js';
 import { nameList } from './closest-names.js';
 
 export async function getPrompt(
   connection: ServerConnection,
   request: Required<PromptRequest>,
-  signal: AbortSignal | undefined,
+  { signal, onElicitation }: OperationOptions,
 ): Promise<PromptResult> {
   const { server, name } = request;
   if (!connection.catalog.supports('prompts')) {
@@ -25,7 +25,7 @@ export async function getPrompt(
   const args = promptArguments(server, prompt, request.arguments);
   return connection.send(
     `prompts/get "${name}"`,
-    (options) => connection.client.getPrompt({ name, arguments: args }, options),
+    (options) => connection.owners.as(onElicitation, () => connection.client.getPrompt({ name, arguments: args }, options)),
     signal,
     server,
   );

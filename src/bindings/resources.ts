@@ -5,7 +5,7 @@
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, isBerryError, ProtocolError } from '../errors.js';
 import type { ServerConnection } from './connection.js';
-import type { ReadRequest, ReadResult } from './contract.js';
+import type { OperationOptions, ReadRequest, ReadResult } from './contract.js';
 import { nameList } from './closest-names.js';
 
 /** JSON-RPC "resource not found" in the spec; the SDK's McpServer answers -32602 "… not found". */
@@ -15,7 +15,7 @@ const INVALID_PARAMS = -32602;
 export async function readResource(
   connection: ServerConnection,
   request: Required<ReadRequest>,
-  signal: AbortSignal | undefined,
+  { signal, onElicitation }: OperationOptions,
 ): Promise<ReadResult> {
   const { server, uri } = request;
   if (!connection.catalog.supports('resources')) {
@@ -27,7 +27,7 @@ export async function readResource(
   try {
     return await connection.send(
       `resources/read "${uri}"`,
-      (options) => connection.client.readResource({ uri }, options),
+      (options) => connection.owners.as(onElicitation, () => connection.client.readResource({ uri }, options)),
       signal,
       server,
     );

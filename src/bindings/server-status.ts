@@ -1,7 +1,8 @@
 /** A server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolFilter } from '../config/index.js';
+import type { ServerSlot, ToolFilter } from '../config/index.js';
 import type { BerryError } from '../errors.js';
+import { unconfinedNote, type Machine } from '../remote/index.js';
 import type { SavedCatalog } from './catalog-store.js';
 import type { ServerStatus } from './contract.js';
 import { summarize } from './summarize.js';
@@ -13,8 +14,9 @@ export function connectedStatus(
   tools: readonly Tool[],
   filter: ToolFilter | undefined,
   cached?: { readonly ageMs: number },
+  notes: readonly string[] = [],
 ): ServerStatus {
-  const warnings = filterWarnings(tools, filter);
+  const warnings = [...notes, ...filterWarnings(tools, filter)];
   return {
     name,
     status: 'connected',
@@ -33,6 +35,13 @@ export function failedStatus(name: string, error: BerryError, filter: ToolFilter
     error: { code: error.code, message: error.message },
     ...(saved ? { tools: summaries(saved.tools, filter), cached: { ageMs: Math.max(0, Date.now() - saved.savedAt) } } : {}),
   };
+}
+
+/** `sandbox.mode: "auto"` without a usable bubblewrap: the server runs unconfined, and list says so. */
+export async function sandboxNotes(machine: Machine, slot: ServerSlot, signal: AbortSignal | undefined): Promise<string[]> {
+  if (slot.status !== 'ok' || slot.config.kind !== 'stdio') return [];
+  const note = await unconfinedNote(machine, slot.config, slot.config.sandbox, signal).catch(() => undefined);
+  return note === undefined ? [] : [note];
 }
 
 function summaries(tools: readonly Tool[], filter: ToolFilter | undefined): { name: string; description: string }[] {

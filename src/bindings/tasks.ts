@@ -56,6 +56,8 @@ export async function callToolAsTask(
   };
   // The SDK never removes the abort listener it adds to a request's signal: one short-lived child
   // signal per request keeps a long poll from piling listeners on the call's signal.
+  // The task's requests (tasks/result carries its elicitations) belong to the call's caller.
+  const owned = <T>(request: () => T): T => connection.owners.as(options.onElicitation, request);
   const scoped = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const child = new AbortController();
     if (ac.signal.aborted) child.abort(ac.signal.reason);
@@ -70,12 +72,12 @@ export async function callToolAsTask(
     const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
       (o) =>
-        client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
+        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
           ...o,
           timeout: remaining(started),
           task: {},
           onprogress: (p) => report(p.message, p.progress, p.total),
-        }),
+        })),
       signal,
       server,
     ));
@@ -94,7 +96,7 @@ export async function callToolAsTask(
       const id = taskId;
       task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
-        (o) => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) }),
+        (o) => owned(() => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) })),
         signal,
         server,
       ));
@@ -103,7 +105,7 @@ export async function callToolAsTask(
     const id = taskId;
     const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
-      (o) => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) }),
+      (o) => owned(() => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) })),
       signal,
       server,
     ));

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../remote/index.js';
+import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../remote/index.js';
 
 /**
  * The target machine as a host sees it while `add` checks a server: reading the config file gives
@@ -46,6 +46,9 @@ export class CandidateMachine implements Machine {
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
     return this.#machine.mkdir(path, mode, signal);
   }
+  pathType(path: string, signal?: AbortSignal): Promise<PathType> {
+    return this.#machine.pathType(path, signal);
+  }
   unlink(path: string, signal?: AbortSignal): Promise<void> {
     return this.#machine.unlink(path, signal);
   }
@@ -60,5 +63,11 @@ export class CandidateMachine implements Machine {
   }
   close(): Promise<void> {
     return this.#machine.close();
+  }
+  fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+    return this.#machine.fileInfo(path, signal);
+  }
+  userId(signal?: AbortSignal): Promise<number> {
+    return this.#machine.userId(signal);
   }
 }

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { LogEvent } from '../bindings/index.js';
 import { createHost, type Host } from '../host.js';
-import { ElicitationRouter, generateToken, parseListen, RunService, serveHttp } from '../serve/index.js';
+import { generateToken, parseListen, RunService, serveHttp } from '../serve/index.js';
 import type { CliIo } from './context.js';
 import { createCliMachine } from './machine.js';
 
@@ -12,7 +12,9 @@ export const SERVE_USAGE = `Usage: berry-mcp serve [options]     code mode as an
   --http [HOST:]PORT    serve Streamable HTTP at /mcp instead of stdio (host default 127.0.0.1);
                         needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed at start)
   --allow-origin ORIGIN allow browser requests from this Origin too (repeatable; loopback is allowed)
-  --max-concurrency N   runs executing at once; the rest queue (default 4)
+  --max-concurrency N   runs executing at once; the rest queue, each client in turn (default 4)
+  --max-queued-runs N   runs one client may have waiting; more are refused SERVE_QUEUE_FULL (default 8)
+  --max-sessions N      HTTP sessions at once; a new one evicts the oldest idle one, else 503 (default 16)
   --timeout SECONDS     a run's default and maximum wall-clock limit (default 300)
   --memory MB           isolate memory limit of each run (default 128)
   --output-limit BYTES  output budget of each run: text, images and logs together (default 1048576)
@@ -35,6 +37,8 @@ interface ServeArgs {
   readonly http?: { host: string; port: number };
   readonly allowOrigins: string[];
   readonly maxConcurrency: number;
+  readonly maxQueuedRuns?: number;
+  readonly maxSessions?: number;
   readonly confirmWrites: boolean;
 }
 
@@ -62,18 +66,16 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
   try {
     const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
     const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : args.ssh ? remoteCwd(args.cwd) : resolve(io.cwd, args.cwd);
-    const router = new ElicitationRouter();
     host = createHost({
       machine,
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
-      onElicitation: router.handle,
     });
     service = new RunService({
       host,
-      elicitation: router,
       maxConcurrency: args.maxConcurrency,
+      ...(args.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: args.maxQueuedRuns }),
       confirmWrites: args.confirmWrites,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
@@ -94,7 +96,12 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
       const token = givenToken || generateToken();
       let serving;
       try {
-        serving = await serveHttp(service, { listen: args.http, token, allowOrigins: args.allowOrigins });
+        serving = await serveHttp(service, {
+          listen: args.http,
+          token,
+          allowOrigins: args.allowOrigins,
+          ...(args.maxSessions === undefined ? {} : { maxSessions: args.maxSessions }),
+        });
       } catch (error) {
         say(`cannot listen on ${args.http.host}:${args.http.port}: ${(error as Error).message}`);
         return 2;
@@ -156,6 +163,8 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
       http: { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'max-concurrency': { type: 'string' },
+      'max-queued-runs': { type: 'string' },
+      'max-sessions': { type: 'string' },
       'output-limit': { type: 'string' },
       'confirm-writes': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -163,8 +172,10 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
   });
   if (values.help) return 'help';
   if (positionals.length > 0) throw new ServeUsageError(`"serve" takes no arguments, got ${positionals.map((p) => `"${p}"`).join(' ')}`);
-  const maxConcurrency = positive('--max-concurrency', values['max-concurrency']) ?? 4;
-  if (!Number.isInteger(maxConcurrency)) throw new ServeUsageError(`--max-concurrency needs a whole number, got ${maxConcurrency}`);
+  const maxConcurrency = whole('--max-concurrency', values['max-concurrency']) ?? 4;
+  const maxQueuedRuns = whole('--max-queued-runs', values['max-queued-runs']);
+  const maxSessions = whole('--max-sessions', values['max-sessions']);
+  if (maxSessions !== undefined && values.http === undefined) throw new ServeUsageError('--max-sessions needs --http');
   const allowOrigins = values['allow-origin'] ?? [];
   if (allowOrigins.length > 0 && values.http === undefined) throw new ServeUsageError('--allow-origin needs --http');
   const timeoutSeconds = positive('--timeout', values.timeout);
@@ -186,8 +197,16 @@ function parseServeArgs(argv: readonly string[]): ServeArgs | 'help' {
     ...(values.http === undefined ? {} : { http: parseListen(values.http) }),
     allowOrigins,
     maxConcurrency,
+    ...(maxQueuedRuns === undefined ? {} : { maxQueuedRuns }),
+    ...(maxSessions === undefined ? {} : { maxSessions }),
     confirmWrites: values['confirm-writes'] ?? false,
   };
+}
+
+function whole(flag: string, value: string | undefined): number | undefined {
+  const n = positive(flag, value);
+  if (n !== undefined && !Number.isInteger(n)) throw new ServeUsageError(`${flag} needs a whole number, got ${n}`);
+  return n;
 }
 
 function positive(flag: string, value: string | undefined): number | undefined {

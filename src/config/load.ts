@@ -128,7 +128,7 @@ function parseFile(path: string, text: string): ParsedFile {
     slots,
     enabled,
     variables: [...new Set(enabled.flatMap(referencedVariables))].sort(),
-    needsHome: enabled.some((entry) => entry.kind === 'stdio' && entry.cwd !== undefined),
+    needsHome: enabled.some((entry) => entry.kind === 'stdio' && (entry.cwd !== undefined || entry.sandbox !== undefined)),
     resolved: new Map(),
   };
 }
@@ -165,7 +165,7 @@ function referencedVariables(entry: ValidEntry): string[] {
   const values =
     entry.kind === 'http'
       ? [entry.url, ...entry.headers.map(([, value]) => value), ...oauthStrings(entry)]
-      : [entry.command, ...entry.args, ...entry.env.map(([, value]) => value), ...(entry.cwd === undefined ? [] : [entry.cwd])];
+      : [entry.command, ...entry.args, ...entry.env.map(([, value]) => value), ...(entry.cwd === undefined ? [] : [entry.cwd]), ...(entry.sandbox ? [...entry.sandbox.roBinds, ...entry.sandbox.rwBinds] : [])];
   return values.flatMap(variableNames);
 }
 

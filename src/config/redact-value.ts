@@ -16,6 +16,15 @@ export type ValueRedactor = <T>(value: T, server: string) => T;
 
 const unchanged: ValueRedactor = (value) => value;
 
+const built = new WeakMap<readonly ServerSlot[], ValueRedactor>();
+
+/** The redactor of one loaded config's servers, built once per config (loadConfig hands back the same list while the file is unchanged). */
+export function valueRedactorOf(servers: readonly ServerSlot[]): ValueRedactor {
+  let redactor = built.get(servers);
+  if (redactor === undefined) built.set(servers, (redactor = createValueRedactor(servers)));
+  return redactor;
+}
+
 /** The redactor of values from any server of this config: every server's secrets (see maskedInValues). */
 export function createValueRedactor(servers: readonly ServerSlot[]): ValueRedactor {
   const secrets = secretsOfServers(servers).filter(maskedInValues);

@@ -5,9 +5,11 @@
 import { EnvVarMissingError, type ConfigError } from '../errors.js';
 import { resolveMachinePath } from './config-path.js';
 import { createExpandContext, expandVars, hasReference, type ExpandContext } from './expand-env.js';
-import { fingerprint } from './fingerprint.js';
+import { fingerprint, type CanonicalValue } from './fingerprint.js';
+import type { SandboxPolicy } from '../remote/sandbox-policy.js';
 import { indexPath, memberPath } from './json-path.js';
 import { serverConfigError, type Problem } from './problems.js';
+import { resolveSandbox } from './resolve-sandbox.js';
 import type { ResolvedHttpConfig, ResolvedOAuthConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
 import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate.js';
 
@@ -85,6 +87,9 @@ function resolveStdio(
     else cwd = resolveMachinePath(written, context.cwd, context.home);
   }
 
+  const sandbox = entry.sandbox
+    ? resolveSandbox(entry.sandbox, { jsonPath: memberPath(base, 'sandbox'), server: entry.name, cwd, home: context.home }, expand, problems)
+    : undefined;
   const timeoutMs = entry.timeoutMs;
   return Object.freeze<ResolvedStdioConfig>({
     kind: 'stdio',
@@ -93,13 +98,19 @@ function resolveStdio(
     args: Object.freeze(args),
     env: env.record,
     cwd,
+    ...(sandbox ? { sandbox } : {}),
     timeoutMs,
     initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
-    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs }),
+    // The sandbox block (its private home included) is part of what a shared connection must match.
+    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs, ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}) }),
     secrets: secretsOf(env.record, expand.substituted),
     display: [entry.command, ...entry.args].join(' '),
   });
+}
+
+function sandboxKey(sandbox: SandboxPolicy): CanonicalValue {
+  return { ...sandbox, binds: sandbox.binds.map((bind) => ({ ...bind })), envPass: [...sandbox.envPass] };
 }
 
 function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Problem[]): ResolvedHttpConfig {

@@ -3,6 +3,7 @@
  */
 import type { ConfigError, EnvVarMissingError } from '../errors.js';
 import type { Machine } from '../remote/machine.js';
+import type { SandboxPolicy } from '../remote/sandbox-policy.js';
 
 export interface LoadConfigOptions {
   /** The machine that owns the file, the `${VAR}` values, the home directory and the servers. */
@@ -72,6 +73,8 @@ export interface ResolvedStdioConfig extends ResolvedCommon {
   readonly env: Readonly<Record<string, string>>;
   /** Absolute working directory on the machine. */
   readonly cwd: string;
+  /** The entry's `sandbox` block, resolved; absent when it has none or `mode` is `off`. */
+  readonly sandbox?: SandboxPolicy;
 }
 
 export interface ResolvedHttpConfig extends ResolvedCommon {

@@ -7,6 +7,7 @@ import { indexPath, isJsonObject, jsonTypeName, memberPath } from './json-path.j
 import type { Problem } from './problems.js';
 import type { ToolFilter } from './types.js';
 import { validateOAuthBlock, type ValidOAuthBlock } from './validate-oauth.js';
+import { validateSandboxBlock, type ValidSandboxBlock } from './validate-sandbox.js';
 
 interface ValidCommon {
   readonly name: string;
@@ -23,6 +24,8 @@ export interface ValidStdioEntry extends ValidCommon {
   readonly args: readonly string[];
   readonly env: readonly (readonly [string, string])[];
   readonly cwd: string | undefined;
+  /** Absent when the entry has none or its `mode` is `off`: then it runs exactly as without. */
+  readonly sandbox: ValidSandboxBlock | undefined;
 }
 
 export interface ValidHttpEntry extends ValidCommon {
@@ -41,7 +44,7 @@ export type EntryValidation =
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd (stdio); url, headers, oauth (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
+const ALLOWED_KEYS = 'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -105,6 +108,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   let env: readonly (readonly [string, string])[] = [];
   let headers: readonly (readonly [string, string])[] = [];
   let oauth: ValidOAuthBlock | undefined;
+  let sandbox: ValidSandboxBlock | undefined;
   let enabled = true;
   let timeoutS = DEFAULT_TIMEOUT_S;
   let toolFilter: ToolFilter | undefined;
@@ -112,7 +116,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   for (const key of Object.keys(raw)) {
     const value = raw[key];
     const path = memberPath(base, key);
-    if (kind === 'http' && (key === 'args' || key === 'env' || key === 'cwd')) {
+    if (kind === 'http' && (key === 'args' || key === 'env' || key === 'cwd' || key === 'sandbox')) {
       report(path, 'applies only to stdio servers (entries with "command"); remove it');
       continue;
     }
@@ -156,6 +160,9 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
       case 'oauth':
         oauth = validateOAuthBlock(value, path, report);
         break;
+      case 'sandbox':
+        sandbox = validateSandboxBlock(value, path, report);
+        break;
       case 'enabled':
         if (typeof value === 'boolean') enabled = value;
         else report(path, `must be true or false, got ${jsonTypeName(value)}`);
@@ -197,7 +204,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   const timeoutMs = Math.max(1, Math.round(timeoutS * 1000));
   const common = { name, enabled, timeoutMs, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
   const entry: ValidEntry =
-    kind === 'stdio' ? { kind, ...common, command, args, env, cwd } : { kind, ...common, url, headers, oauth };
+    kind === 'stdio' ? { kind, ...common, command, args, env, cwd, sandbox: sandbox?.mode === 'off' ? undefined : sandbox } : { kind, ...common, url, headers, oauth };
   return { ok: true, entry };
 }
 

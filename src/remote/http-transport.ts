@@ -5,6 +5,7 @@ import type { RequestInit as UndiciRequestInit } from 'undici';
 import { loadUndici } from './lazy-modules.js';
 import type { Machine } from './machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
+import type { JsonRpcId } from './resumable-stream.js';
 import { settlesWithin } from './settles-within.js';
 
 /**
@@ -45,6 +46,8 @@ export interface HttpTransportOptions {
   readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
   /** Called once the standalone GET event stream is open, refused or not coming (see createMcpFetch). */
   readonly onEventStream?: () => void;
+  /** A server request arrived on the response stream of our requests `related` (see createMcpFetch). */
+  readonly onServerRequest?: (id: JsonRpcId, related: readonly JsonRpcId[]) => void;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
@@ -57,6 +60,7 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
       authFlow: options.authProvider !== undefined,
       resume: RESUME,
       ...(options.onEventStream ? { onEventStream: options.onEventStream } : {}),
+      ...(options.onServerRequest ? { onServerRequest: options.onServerRequest } : {}),
     }),
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider } : {}),

@@ -1,4 +1,6 @@
-export type { Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+export type { FileInfo, Machine, MachineProcess, PathType, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+export { confineSpawnSpec, unconfinedNote } from './sandbox-spawn.js';
+export type { SandboxBind, SandboxPolicy } from './sandbox-policy.js';
 export { LocalMachine } from './local-machine.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MachineStdioTransport } from './stdio-transport.js';
 export type { MachineStdioTransportOptions, StdioShutdownOptions, StdioTransportFailure } from './stdio-transport.js';

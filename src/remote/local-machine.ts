@@ -1,10 +1,10 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { chmod, mkdir, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
 import { loadUndici } from './lazy-modules.js';
-import type { Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+import type { FileInfo, Machine, MachineProcess, PathType, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -50,6 +50,15 @@ export class LocalMachine implements Machine {
     if (created !== undefined) await chmod(path, mode);
   }
 
+  async pathType(path: string, signal?: AbortSignal): Promise<PathType> {
+    signal?.throwIfAborted();
+    const stats = await stat(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
+      throw error;
+    });
+    return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
+  }
+
   async unlink(path: string, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     try {
@@ -62,7 +71,7 @@ export class LocalMachine implements Machine {
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
     const child = spawnChild(spec.command, [...spec.args], {
       cwd: spec.cwd,
-      env: childEnv(spec.env),
+      env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
       // A new session makes the child a process-group leader, so the whole group can be killed.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -107,5 +116,21 @@ export class LocalMachine implements Machine {
     const agent = this.#agent;
     this.#agent = undefined;
     await agent?.close();
+  }
+
+  async fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+    signal?.throwIfAborted();
+    try {
+      const stats = await lstat(path);
+      const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
+      return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  async userId(): Promise<number> {
+    return process.getuid?.() ?? -1;
   }
 }

@@ -9,7 +9,12 @@ export interface SpawnSpec {
   readonly env: Readonly<Record<string, string>>;
   /** Absolute working directory on the machine. */
   readonly cwd: string;
+  /** `env` is the whole environment: nothing of the machine's is inherited (a confined server). */
+  readonly clearEnv?: boolean;
 }
+
+/** What a path names, symlinks followed; undefined when nothing is there. */
+export type PathType = 'directory' | 'file' | 'other' | undefined;
 
 export interface ProcessExit {
   /**
@@ -42,6 +47,15 @@ export interface WriteFileOptions {
   readonly exclusive?: boolean;
 }
 
+/** What `fileInfo` reports about a path, without following a symlink there (lstat). */
+export interface FileInfo {
+  readonly type: 'file' | 'directory' | 'symlink' | 'other';
+  /** The owner's user id on the machine. */
+  readonly uid: number;
+  /** Permission bits (`mode & 0o7777`). */
+  readonly mode: number;
+}
+
 /**
  * Where things happen: the local machine or a remote one. Config files, `${VAR}` values,
  * stdio servers and HTTP requests all belong to the target machine.
@@ -70,6 +84,8 @@ export interface Machine {
   rename(from: string, to: string, signal?: AbortSignal): Promise<void>;
   /** Creates a directory and its missing parents with `mode`; existing ones are left as they are. */
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void>;
+  /** What is at `path` (symlinks followed): a bind source of a sandbox must exist. */
+  pathType(path: string, signal?: AbortSignal): Promise<PathType>;
   /** Removes a file; a file that does not exist is not an error. */
   unlink(path: string, signal?: AbortSignal): Promise<void>;
   /** Starts a process in its own process group. Startup failures surface through `exited`. */
@@ -83,4 +99,8 @@ export interface Machine {
   release(): Promise<void>;
   /** Releases the machine's own resources (an SSH connection) for good. Idempotent. */
   close(): Promise<void>;
+  /** lstat: what is at `path` (a symlink is reported as one, not followed); `undefined` when nothing is. */
+  fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined>;
+  /** The user id berry-mcp acts as on the machine (the SSH login's, remotely); -1 where there are none (Windows). */
+  userId(signal?: AbortSignal): Promise<number>;
 }

@@ -11,7 +11,7 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { httpStatusError } from './http-status-error.js';
-import { resumableStream, type JsonRpcId } from './resumable-stream.js';
+import { isJsonRpcId, resumableStream, type JsonRpcId } from './resumable-stream.js';
 
 export interface McpFetchOptions {
   readonly endpoint: URL;
@@ -33,6 +33,11 @@ export interface McpFetchOptions {
    * without a related request id, as the SDK's own examples send it) has nowhere to go and is lost.
    */
   readonly onEventStream?: () => void;
+  /**
+   * A server request (an `elicitation/create`) arrived on the response stream of a POST: `related`
+   * are the ids of the requests that POST carried. Called before the SDK reads the request.
+   */
+  readonly onServerRequest?: (id: JsonRpcId, related: readonly JsonRpcId[]) => void;
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.
@@ -112,6 +117,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
       signal: ac.signal,
       ...options.resume,
       onEnd: done,
+      ...(options.onServerRequest ? { onServerRequest: (id: JsonRpcId) => options.onServerRequest?.(id, requests) } : {}),
       reconnect: (lastEventId, signal) => base(url, { method: 'GET', headers: resumeHeaders(headers, lastEventId), signal }),
     });
     return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -165,13 +171,9 @@ function inspect(body: unknown): PostBody {
     if (typeof message !== 'object' || message === null) continue;
     const m = message as { method?: unknown; id?: unknown; params?: { requestId?: unknown } };
     if (typeof m.method !== 'string') continue;
-    if (isId(m.id)) requests.push(m.id);
-    else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) cancels.push(m.params.requestId);
+    if (isJsonRpcId(m.id)) requests.push(m.id);
+    else if (m.method === 'notifications/cancelled' && isJsonRpcId(m.params?.requestId)) cancels.push(m.params.requestId);
     else if (m.method === 'notifications/initialized') initialized = true;
   }
   return { requests, cancels, initialized };
-}
-
-function isId(value: unknown): value is JsonRpcId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }

@@ -29,6 +29,8 @@ export interface ResumableStreamOptions {
   /** A server's `retry` is kept within these bounds (a server that keeps closing cannot make us spin). */
   readonly minRetryMs: number;
   readonly maxRetryMs: number;
+  /** A request from the server (it has a method and an id) passed by, before the reader sees it. */
+  readonly onServerRequest?: (id: JsonRpcId) => void;
   /** Called once when the stream ends for any reason. */
   readonly onEnd: () => void;
   /** After the last response, how long the server has to end the stream before it is cut. */
@@ -43,7 +45,9 @@ export function resumableStream(options: ResumableStreamOptions): ReadableStream
   const { signal } = options;
   const pending = new Map(options.ids.map((id) => [JSON.stringify(id), id] as const));
   const scanner = new SseScanner((data) => {
-    const key = responseKey(data, pending);
+    const message = data.length <= PARSE_LIMIT ? parseObject(data) : undefined;
+    if (message && typeof message['method'] === 'string' && isJsonRpcId(message['id'])) options.onServerRequest?.(message['id']);
+    const key = responseKey(data, message, pending);
     if (key !== undefined) pending.delete(key);
   });
   let reader = options.first.getReader();
@@ -162,18 +166,11 @@ async function readOrGiveUp(
 }
 
 /** The pending key of a JSON-RPC response in `data`, if it answers one of the pending requests. */
-function responseKey(data: string, pending: ReadonlyMap<string, JsonRpcId>): string | undefined {
+function responseKey(data: string, message: Record<string, unknown> | undefined, pending: ReadonlyMap<string, JsonRpcId>): string | undefined {
   if (pending.size === 0) return undefined;
   if (data.length <= PARSE_LIMIT) {
-    let message: unknown;
-    try {
-      message = JSON.parse(data);
-    } catch {
-      return undefined;
-    }
-    if (typeof message !== 'object' || message === null || Array.isArray(message)) return undefined;
-    const m = message as Record<string, unknown>;
-    if ('method' in m || !('result' in m || 'error' in m)) return undefined;
+    const m = message;
+    if (!m || 'method' in m || !('result' in m || 'error' in m)) return undefined;
     const key = JSON.stringify(m['id']);
     return pending.has(key) ? key : undefined;
   }
@@ -184,6 +181,20 @@ function responseKey(data: string, pending: ReadonlyMap<string, JsonRpcId>): str
     if (needle.test(head) || needle.test(tail)) return key;
   }
   return undefined;
+}
+
+/** `data` as a JSON object, or undefined. */
+function parseObject(data: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(data);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isJsonRpcId(value: unknown): value is JsonRpcId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 /** One error response per unanswered request, preceded by a blank line that ends any half event. */

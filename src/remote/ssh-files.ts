@@ -1,9 +1,11 @@
 /**
  * File writes over SFTP for SshMachine (token files, lock files). SFTP v3 reports most failures
- * as a generic FAILURE, so an "already exists" is confirmed with a stat.
+ * as a generic FAILURE, so an "already exists" is confirmed with a stat. An exclusive open is
+ * O_CREAT|O_EXCL on OpenSSH's sftp-server, which never follows a symlink.
  */
 import type { SFTPWrapper } from 'ssh2';
-import type { WriteFileOptions } from './machine.js';
+import type { FileInfo, PathType, WriteFileOptions } from './machine.js';
+import type { SshConnection } from './ssh-connection.js';
 
 const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const WRITE_CHUNK = 32 * 1024;
@@ -74,7 +76,52 @@ export async function sftpMkdir(sftp: SFTPWrapper, identity: string, path: strin
   }
 }
 
+export function sftpPathType(sftp: SFTPWrapper, identity: string, path: string): Promise<PathType> {
+  return new Promise((resolve, reject) =>
+    sftp.stat(path, (error, stats) => {
+      if (!error) return resolve(stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other');
+      const mapped = fileError(error, 'stat', path, identity) as Error & { code: string };
+      // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
+      if (mapped.code === 'ENOENT') resolve(undefined);
+      else reject(mapped);
+    }),
+  );
+}
+
 export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: string): Promise<void> {
   const error = await call((cb) => sftp.unlink(path, cb));
   if (error && (await exists(sftp, path))) throw fileError(error, 'remove', path, identity);
+}
+
+const S_IFMT = 0o170000;
+const FILE_TYPES: Readonly<Record<number, FileInfo['type']>> = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symlink' };
+
+export function sftpFileInfo(sftp: SFTPWrapper, identity: string, path: string): Promise<FileInfo | undefined> {
+  return new Promise((resolve, reject) =>
+    sftp.lstat(path, (error, stats) => {
+      if (!error) return resolve({ type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 });
+      const failure = fileError(error, 'stat', path, identity);
+      if ((failure as Error & { code?: string }).code === 'ENOENT') resolve(undefined);
+      else reject(failure);
+    }),
+  );
+}
+
+// The login's uid, asked once per connection: SFTP has no way to say who we are.
+const userIds = new WeakMap<SshConnection, Promise<number>>();
+
+export function remoteUserId(connection: SshConnection, signal?: AbortSignal): Promise<number> {
+  let uid = userIds.get(connection);
+  if (!uid) {
+    uid = connection.run('id -u', signal).then((result) => {
+      const value = Number(result.stdout.toString('utf8').trim());
+      if (result.code !== 0 || !Number.isInteger(value)) {
+        throw Object.assign(new Error(`Cannot tell the user id on ${connection.identity}: \`id -u\` answered ${result.code ?? 'no exit code'}`), { code: 'EIO' });
+      }
+      return value;
+    });
+    userIds.set(connection, uid);
+    uid.catch(() => userIds.delete(connection));
+  }
+  return uid;
 }

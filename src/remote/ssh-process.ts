@@ -27,6 +27,15 @@ const STARTUP_FAILURES: Readonly<Record<number, { code: string; what: string }>>
   127: { code: 'ENOENT', what: 'the command was not found on the remote PATH' },
 };
 
+/**
+ * Unsets every exported variable of the login shell (for `clearEnv`), reading the names from
+ * `export -p` (dash, bash and zsh print `export NAME=…`; bash may print `declare -x`). `command`
+ * keeps a readonly variable from ending the shell.
+ */
+const CLEAR_ENV =
+  `for _n in $(export -p | while IFS= read -r _l; do case $_l in "export "*|"declare -x "*) _l=\${_l#export }; _l=\${_l#declare -x }; printf '%s\\n' "\${_l%%=*}";; esac; done); ` +
+  'do case $_n in *[!A-Za-z0-9_]*|[0-9]*) ;; *) command unset "$_n" 2>/dev/null;; esac; done';
+
 /** Single-quotes a string for POSIX sh. */
 export function shQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
@@ -37,7 +46,7 @@ export function shQuote(value: string): string {
  * command line), cd, a check that the command exists, the exec mark, exec.
  */
 export function launchScript(spec: SpawnSpec): string {
-  const lines: string[] = [];
+  const lines: string[] = spec.clearEnv ? [CLEAR_ENV] : [];
   for (const [name, value] of Object.entries(spec.env)) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw Object.assign(new Error(`Invalid environment variable name ${JSON.stringify(name)}`), { code: 'ERR_INVALID_ARG_VALUE' });
@@ -52,6 +61,8 @@ export function launchScript(spec: SpawnSpec): string {
   }
   const fail = (message: string, code: number): string => `{ printf '%s\\n' ${shQuote(`berry-mcp: ${message}`)} >&2; exit ${code}; }`;
   lines.push(`cd ${shQuote(spec.cwd)} 2>/dev/null || ${fail(`cannot change to working directory ${spec.cwd}`, 126)}`);
+  // cd exported them: a cleared environment stays exactly `env`.
+  if (spec.clearEnv) lines.push('command unset OLDPWD PWD 2>/dev/null');
   lines.push(`command -v ${shQuote(spec.command)} >/dev/null 2>&1 || ${fail(`command not found: ${spec.command}`, 127)}`);
   lines.push(`printf '%s\\n' ${shQuote(EXEC_MARK)}`);
   lines.push(`exec ${[spec.command, ...spec.args].map(shQuote).join(' ')}`);

@@ -12,6 +12,7 @@
  * only breaks itself; hostCall and emit live only in this closure, never on a global.
  */
 
+import { HOST_CALLS_SOURCE } from './host-calls-source.js';
 import { BASE64, IMAGE_MIME_TYPE } from './outputs.js';
 
 export const BOOTSTRAP_FILENAME = 'berry-mcp:bootstrap';
@@ -129,7 +130,6 @@ defineProperty(Array.prototype, 'fill', { value: { fill(value, start, end) {
   }
   return apply(fill, o, [value, first, last]);
 } }.fill, writable: true, configurable: true });
-const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 const MIME = /${IMAGE_MIME_TYPE.source}/, BASE64 = /${BASE64.source}/;
 let remaining = config.remaining;
 
@@ -191,80 +191,7 @@ function image(block) {
   send('image', data, mimeType);
 }
 
-// The stack starts at the script's await: our own frames would only be noise.
-const toError = (shape, from) => {
-  const error = new Err(shape.message);
-  if (shape.name !== 'Error') defineProperty(error, 'name', { __proto__: null, value: shape.name, writable: true, configurable: true });
-  if (shape.code !== undefined) error.code = shape.code;
-  capture(error, from);
-  return error;
-};
-// At most maxCalls host calls cross at once; the rest queue here, in the script's own (limited)
-// memory, so a loop that starts calls without awaiting them cannot flood the host.
-const Prom = Promise;
-let active = 0, first = null, last = null;
-const slot = () => {
-  if (active < config.maxCalls) { active++; return undefined; }
-  return new Prom((resolve) => {
-    const waiter = { __proto__: null, resolve, next: null };
-    if (last === null) first = waiter; else last.next = waiter;
-    last = waiter;
-  });
-};
-// Hands the slot to the next waiter, if any.
-const release = () => {
-  const waiter = first;
-  if (waiter === null) { active--; return; }
-  first = waiter.next;
-  if (first === null) last = null;
-  waiter.resolve();
-};
-// Counts what a call's JSON will hold at least while stringify builds it (string characters, and
-// keys of objects), and stops it once past the limit: an oversized argument fails after about
-// limit characters instead of first building its whole JSON (50 MB for 50 references to 1 MB).
-const TOO_BIG = {};
-let counted = 0;
-const isArray = Array.isArray;
-const tally = function (key, value) {
-  counted += (isArray(this) ? 0 : key.length) + (typeof value === 'string' ? value.length : 1);
-  if (counted > config.argumentLimit) throw TOO_BIG;
-  return value;
-};
-const tooBig = (name, size, fn) => {
-  const error = new RangeErr('tools.' + name + '(): the arguments are ' + size + ' characters as JSON, more than the limit of '
-    + config.argumentLimit + ' bytes (maxArgumentBytes). Send less in one call.');
-  error.code = config.argumentCode;
-  capture(error, fn);
-  return error;
-};
-const tools = {};
-for (let i = 0; i < config.names.length; i++) {
-  const name = config.names[i];
-  const fn = { async [name](args) {
-    let json;
-    counted = 0;
-    try {
-      json = stringify(args, tally);
-    } catch (e) {
-      if (e === TOO_BIG) throw tooBig(name, 'at least ' + counted, fn);
-      throw new TypeErr('tools.' + name + '(): the arguments cannot be converted to JSON (' + messageOf(e) + ')');
-    }
-    if (json === undefined && args !== undefined) {
-      throw new TypeErr('tools.' + name + '(): the arguments must be JSON data, got ' + typeof args);
-    }
-    // UTF-8 takes at least a byte per UTF-16 unit: past the limit here is past it in bytes too.
-    if (json !== undefined && json.length > config.argumentLimit) throw tooBig(name, json.length, fn);
-    const wait = slot();
-    if (wait !== undefined) await wait;
-    let raw;
-    try { raw = await hostCall.apply(undefined, [name, json], APPLY); } finally { release(); }
-    const reply = parse(raw);
-    if (reply.ok) return reply.value;
-    throw toError(reply.error, fn);
-  } }[name];
-  defineProperty(tools, name, { value: freeze(fn), enumerable: true });
-}
-defineProperty(G, 'tools', { value: freeze(tools) });
+${HOST_CALLS_SOURCE}
 defineProperty(G, 'text', { value: text, writable: true, configurable: true });
 defineProperty(G, 'image', { value: image, writable: true, configurable: true });
 defineProperty(G, 'console', { value: console, writable: true, configurable: true });

@@ -1,4 +1,5 @@
 import { Buffer } from 'node:buffer';
+import type { CrossingGate } from './crossing.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
 import type { HostCallContext, HostFunction, HostProgress, RunProgress, RunScriptOptions } from './types.js';
 
@@ -17,6 +18,19 @@ const noProgress = (): void => {};
  */
 export const ARGUMENT_REFUSED = 'MCP_INVALID_ARGUMENT';
 
+/** Longest error message that crosses into the sandbox, as for the script's own errors. */
+const MAX_MESSAGE_CHARS = 65_536;
+const MAX_NAME_CHARS = 200;
+
+export interface BridgeOptions {
+  readonly onProgress?: RunScriptOptions['onProgress'];
+  readonly onCallEnd?: RunScriptOptions['onCallEnd'];
+  /** @default Infinity */
+  readonly maxArgumentBytes?: number;
+  /** Decides whether each answer fits in the isolate before it crosses; none: every answer crosses. */
+  readonly gate?: CrossingGate;
+}
+
 /**
  * The host side of `tools.<name>(args)`. The sandbox sends the function name and the arguments as
  * a JSON string and gets back a JSON envelope, `{ok:true,value}` or `{ok:false,error}`: it never
@@ -30,18 +44,15 @@ export class HostBridge {
   readonly #controller = new AbortController();
   #closed: (() => Error) | undefined;
   readonly #maxArgumentBytes: number;
+  readonly #gate: CrossingGate | undefined;
   #calls = 0;
 
-  constructor(
-    functions: Readonly<Record<string, HostFunction>>,
-    onProgress: RunScriptOptions['onProgress'],
-    onCallEnd?: RunScriptOptions['onCallEnd'],
-    maxArgumentBytes = Infinity,
-  ) {
+  constructor(functions: Readonly<Record<string, HostFunction>>, options: BridgeOptions = {}) {
     this.#functions = functions;
-    this.#onProgress = onProgress;
-    this.#onCallEnd = onCallEnd;
-    this.#maxArgumentBytes = maxArgumentBytes;
+    this.#onProgress = options.onProgress;
+    this.#onCallEnd = options.onCallEnd;
+    this.#maxArgumentBytes = options.maxArgumentBytes ?? Infinity;
+    this.#gate = options.gate;
   }
 
   /** Host function calls made. */
@@ -78,14 +89,17 @@ export class HostBridge {
     }
     const call = { id: ++this.#calls, settled: false, reported: false };
     const context: HostCallContext = { signal: this.#controller.signal, onProgress: this.#progressFor(name as string, call) };
+    let envelope: string;
     try {
-      return okEnvelope(name as string, await fn(args, context));
+      envelope = okEnvelope(name as string, await fn(args, context));
     } catch (error) {
-      return errorEnvelope(shapeHostError(error));
+      envelope = errorEnvelope(shapeHostError(error));
     } finally {
       call.settled = true;
       if (call.reported) this.#callEnded(name as string, call.id);
     }
+    const refused = await this.#gate?.check(name as string, envelope);
+    return refused === undefined ? envelope : errorEnvelope(refused);
   };
 
   #callEnded(fn: string, id: number): void {
@@ -142,15 +156,19 @@ export function shapeHostError(error: unknown): ErrorShape {
     if (typeof error === 'object' && error !== null) {
       const { name, message, code } = error as { name?: unknown; message?: unknown; code?: unknown };
       return {
-        name: typeof name === 'string' && name !== '' ? name : 'Error',
-        message: typeof message === 'string' ? message : jsonOrString(error),
-        ...(typeof code === 'string' ? { code } : {}),
+        name: typeof name === 'string' && name !== '' ? cut(name, MAX_NAME_CHARS) : 'Error',
+        message: cut(typeof message === 'string' ? message : jsonOrString(error)),
+        ...(typeof code === 'string' ? { code: cut(code, MAX_NAME_CHARS) } : {}),
       };
     }
-    return { name: 'Error', message: String(error) };
+    return { name: 'Error', message: cut(String(error)) };
   } catch {
     return { name: 'Error', message: 'A host function failed with a value that cannot be described' };
   }
+}
+
+function cut(text: string, max = MAX_MESSAGE_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)}… [truncated]` : text;
 }
 
 function jsonOrString(value: object): string {

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../errors.js';
 import { ARGUMENT_REFUSED, HostBridge } from './bridge.js';
+import { CrossingGate, isolateRoom } from './crossing.js';
 import { MAX_JSON_DEPTH as MAX_RESULT_DEPTH, nestedDeeperThan } from './json-depth.js';
 import { loadIsolatedVm, type Ivm } from './load-ivm.js';
 import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
@@ -57,25 +58,26 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
   }
   const ivm = await loadIsolatedVm();
   const started = performance.now();
-  const bridge = new HostBridge(normalized.functions, normalized.onProgress, normalized.onCallEnd, normalized.maxArgumentBytes);
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
-  let outcome: Outcome;
-  if (normalized.signal?.aborted) {
-    outcome = limitOutcome('SCRIPT_ABORTED', normalized);
-  } else {
-    let isolate: IsolatedVm.Isolate;
-    const catastrophe: { onCatastrophe?: () => void } = {};
-    try {
-      // V8 cannot always unwind from running out of memory (one allocation larger than what is
-      // left): without this handler the whole process aborts; with it isolated-vm parks the
-      // isolate's thread for good, and the run ends here as SCRIPT_MEMORY_LIMIT.
-      isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb, onCatastrophicError: () => catastrophe.onCatastrophe?.() });
-    } catch (cause) {
-      throw new BerryError('SCRIPT_SETUP_FAILED', `Could not create the script's isolate: ${messageOf(cause)}`, { cause });
-    }
-    const run: Run = { ivm, isolate, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
-    outcome = await supervise(run, code, catastrophe);
+  if (normalized.signal?.aborted) return toRecord(limitOutcome('SCRIPT_ABORTED', normalized), outputs, 0, performance.now() - started);
+  let isolate: IsolatedVm.Isolate;
+  const catastrophe: { onCatastrophe?: () => void } = {};
+  try {
+    // V8 cannot always unwind from running out of memory (one allocation larger than what is
+    // left): without this handler the whole process aborts; with it isolated-vm parks the
+    // isolate's thread for good, and the run ends here as SCRIPT_MEMORY_LIMIT.
+    isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb, onCatastrophicError: () => catastrophe.onCatastrophe?.() });
+  } catch (cause) {
+    throw new BerryError('SCRIPT_SETUP_FAILED', `Could not create the script's isolate: ${messageOf(cause)}`, { cause });
   }
+  const bridge = new HostBridge(normalized.functions, {
+    onProgress: normalized.onProgress,
+    onCallEnd: normalized.onCallEnd,
+    maxArgumentBytes: normalized.maxArgumentBytes,
+    gate: new CrossingGate(isolateRoom(isolate, normalized.memoryLimitMb), normalized.memoryLimitMb),
+  });
+  const run: Run = { ivm, isolate, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
+  const outcome = await supervise(run, code, catastrophe);
   return toRecord(outcome, outputs, bridge.calls, performance.now() - started);
 }
 

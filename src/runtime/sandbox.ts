@@ -1,6 +1,7 @@
 import type IsolatedVm from 'isolated-vm';
 import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, FINISH_GLOBAL, type BootstrapConfig } from './bootstrap.js';
 import type { HostBridge } from './bridge.js';
+import { toCrossing } from './crossing.js';
 import type { Ivm } from './load-ivm.js';
 import { BUDGET_SPENT, type OutputCollector } from './outputs.js';
 
@@ -68,7 +69,8 @@ export function createSandboxContext(
       return BUDGET_SPENT;
     }
   });
-  setup.applySync(undefined, [new ivm.Reference(bridge.dispatch), emit, JSON.stringify(config)]);
+  const hostCall = new ivm.Reference(async (name: unknown, json: unknown) => toCrossing(ivm, await bridge.dispatch(name, json)));
+  setup.applySync(undefined, [hostCall, emit, JSON.stringify(config)]);
   setup.release();
   script.release();
   return context;

@@ -7,10 +7,10 @@ export interface ElicitationTarget {
 }
 
 /**
- * Routes a downstream server's `elicitation/create` to the upstream client of a run in flight.
- * The host's connections are shared across runs, so a request cannot name its run: it goes to the
- * oldest run in flight whose client declared the mode (one client over stdio, so exact there);
- * without one it is declined.
+ * One client session's answer to a downstream server's `elicitation/create`, the `onElicitation`
+ * of each of its runs: the host attributes a request to the run whose call caused it (and declines
+ * one it cannot attribute), so only this client is ever asked. It is asked through its oldest run
+ * in flight (on that run's own response stream over HTTP) when it declared the mode; else declined.
  */
 export class ElicitationRouter {
   readonly #targets: ElicitationTarget[] = [];

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer, type Ser
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RunService } from './server.js';
 
 export interface HttpServeOptions {
@@ -14,11 +15,14 @@ export interface HttpServeOptions {
   readonly allowOrigins?: readonly string[];
   /** A session with no open request or stream for this long is closed (a client that vanished). @default 1800000 */
   readonly sessionIdleMs?: number;
+  /** Sessions at once; a new one evicts the least recently seen session with no run executing or queued, else gets 503. @default 16 */
+  readonly maxSessions?: number;
 }
 
-/** One client's session: its transport, and its open requests (streams included) to tell idle from busy. */
+/** One client's session: its transport and server, and its open requests (streams included) to tell idle from busy. */
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
+  readonly server: Server;
   open: number;
   lastSeen: number;
 }
@@ -50,6 +54,10 @@ export function generateToken(): string {
 export async function serveHttp(service: RunService, options: HttpServeOptions): Promise<HttpServing> {
   const sessions = new Map<string, Session>();
   const idleMs = options.sessionIdleMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? 16;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) throw new TypeError(`maxSessions must be a positive integer, got ${maxSessions}`);
+  /** Initializes under way: each will be a session, so each counts against maxSessions. */
+  let opening = 0;
   const expected = digest(`Bearer ${options.token}`);
   const allowed = new Set((options.allowOrigins ?? []).map(normalizeOrigin));
 
@@ -76,23 +84,52 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
     if (!transport) {
       if (sessionId !== undefined) return reply(res, 404, 'Session not found: initialize a new session.');
       if (req.method !== 'POST' || !isInitializeRequest(body)) return reply(res, 400, 'Bad request: no session; start with initialize.');
-      transport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (id) => {
-          sessions.set(id, { transport: transport!, open: 0, lastSeen: Date.now() });
-        },
-      });
-      const created = transport;
-      transport.onclose = () => {
-        if (created.sessionId !== undefined) sessions.delete(created.sessionId);
-      };
-      await service.connect(transport);
+      if (sessions.size + opening >= maxSessions && !evictIdle()) {
+        return reply(res, 503, `Too many sessions: all ${maxSessions} have runs executing or queued (serve --max-sessions). Retry later, or end a session (DELETE).`);
+      }
+      // Counted until its initialize made the session (or failed to), so concurrent ones cannot pass the cap.
+      opening++;
+      try {
+        transport = await open();
+        await transport.handleRequest(req, res, body);
+      } finally {
+        opening--;
+      }
+      // An initialize the transport refused (bad headers, bad version) made no session: drop its server.
+      if (transport.sessionId === undefined) await transport.close();
+      return;
     }
     cancelOnDisconnect(req, res, transport, body);
     track(transport, res);
     await transport.handleRequest(req, res, body);
-    // An initialize the transport refused (bad headers, bad version) made no session: drop its server.
-    if (transport.sessionId === undefined) await transport.close();
+  };
+
+  const open = async (): Promise<StreamableHTTPServerTransport> => {
+    let server: Server | undefined;
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, server: server!, open: 0, lastSeen: Date.now() });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+    };
+    server = await service.connect(transport);
+    return transport;
+  };
+
+  /** Closes the least recently seen session with no run executing or queued; false when every one is busy. */
+  const evictIdle = (): boolean => {
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      if (service.busy(entry[1].server)) continue;
+      if (!oldest || entry[1].lastSeen < oldest[1].lastSeen) oldest = entry;
+    }
+    if (!oldest) return false;
+    sessions.delete(oldest[0]);
+    void oldest[1].transport.close().catch(() => {});
+    return true;
   };
 
   /** Counts the response as open until it ends (an SSE stream stays open while the client listens). */

@@ -15,7 +15,7 @@ import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
 import { approveThrough } from './confirm-writes.js';
 import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
-import { elicitationModes, type ElicitationRouter, type ElicitationTarget } from './elicitation.js';
+import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
@@ -23,10 +23,10 @@ import { validateRunArguments } from './validate.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
-  /** The router the host was created with (`createHost({ onElicitation: router.handle })`). */
-  readonly elicitation: ElicitationRouter;
-  /** Runs executing at once; the rest wait in FIFO order. @default 4 */
+  /** Runs executing at once; the rest wait, each client in its own queue, served in turn. @default 4 */
   readonly maxConcurrency?: number;
+  /** Runs one client may have waiting for a slot; one more is refused with SERVE_QUEUE_FULL. @default 8 */
+  readonly maxQueuedRuns?: number;
   /** A run's wall-clock limit when the caller gives no timeoutSeconds, and the most it may ask for. @default 300 */
   readonly timeoutSeconds?: number;
   /** @default 128 */
@@ -49,14 +49,13 @@ export class RunService {
   readonly host: Host;
   readonly queue: RunQueue;
   readonly limits: DescriptionLimits;
-  readonly #elicitation: ElicitationRouter;
   readonly #warn: (message: string) => void;
   readonly #confirmWrites: boolean;
   readonly #sessions = new Set<Server>();
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
-    this.queue = new RunQueue(options.maxConcurrency ?? 4);
+    this.queue = new RunQueue(options.maxConcurrency ?? 4, options.maxQueuedRuns ?? 8);
     const timeoutSeconds = options.timeoutSeconds ?? 300;
     this.limits = {
       defaultTimeoutSeconds: timeoutSeconds,
@@ -64,7 +63,6 @@ export class RunService {
       memoryLimitMb: options.memoryLimitMb ?? 128,
       outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
     };
-    this.#elicitation = options.elicitation;
     this.#warn = options.onWarning ?? (() => {});
     this.#confirmWrites = options.confirmWrites === true;
   }
@@ -75,6 +73,8 @@ export class RunService {
       { name: 'berry-mcp', version: VERSION },
       { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
     );
+    // This client's elicitations: each of its runs answers downstream requests through it.
+    const elicitation = new ElicitationRouter();
     // The servers' set last shown to (or checked for) this client: a change sends tools/list_changed.
     let shownKey: string | undefined;
     const check = async (): Promise<LoadedConfig | Error> => {
@@ -117,14 +117,16 @@ export class RunService {
       };
       try {
         const record = await this.queue.run(
+          server,
           () =>
-            this.#elicitation.during(target, () =>
+            elicitation.during(target, () =>
               this.host.run(parsed.code, {
                 signal: extra.signal,
                 timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
                 memoryLimitMb: this.limits.memoryLimitMb,
                 outputLimitBytes: this.limits.outputLimitBytes,
                 ...(this.#confirmWrites ? { approveCall: approveThrough(target, extra.signal) } : {}),
+                onElicitation: elicitation.handle,
                 onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
                 onOutput: (entry) => {
                   if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
@@ -135,7 +137,7 @@ export class RunService {
         );
         return runResult(record);
       } catch (error) {
-        // Only the queue rejects (cancelled while waiting): host.run reports everything in its record.
+        // Only the queue rejects (cancelled while waiting, or full): host.run reports everything in its record.
         return {
           content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }],
           isError: true,
@@ -154,6 +156,11 @@ export class RunService {
     this.#sessions.add(server);
     await server.connect(transport);
     return server;
+  }
+
+  /** True while the client `session` has a run executing or waiting (an idle session may be evicted). */
+  busy(session: Server): boolean {
+    return this.queue.busy(session);
   }
 
   /** Closes every client session (aborting their runs). The host is the caller's to close. */

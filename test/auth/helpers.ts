@@ -83,3 +83,10 @@ export function storedSecrets(tokenDir: string): string[] {
 export function firstText(result: { content?: unknown[] }): string {
   return (result.content as { type: string; text: string }[])[0]!.text;
 }
+
+/** Switches the OAuth fixture's faults (`endless=token`, `iss=wrong`, …; '' for none). */
+export async function setFault(base: string, query: string): Promise<void> {
+  const res = await fetch(`${base}/admin/fault${query ? `?${query}` : ''}`, { method: 'POST' });
+  if (!res.ok) throw new Error(`POST /admin/fault answered ${res.status}`);
+  await res.body?.cancel();
+}

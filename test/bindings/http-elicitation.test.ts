@@ -90,6 +90,29 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
     assert.deepEqual(await elicit(odd), { action: 'decline' });
   });
 
+  it("a call's own onElicitation answers in place of the host's; with another caller's call in flight an unrelated request is declined", async () => {
+    const events: LogEvent[] = [];
+    const asked: string[] = [];
+    const handler = (name: string): ElicitationHandler => async () => {
+      asked.push(name);
+      return { action: 'accept', content: { name } };
+    };
+    const host = hostWith(handler('host'), events);
+    const mine = handler('mine');
+    const call = () => host.call({ server: 'fixture', tool: 'elicit', arguments: {} }, { onElicitation: mine });
+    const answer = async () => JSON.parse(((await call()).content[0] as { text: string }).text) as unknown;
+    assert.deepEqual(await answer(), { action: 'accept', content: { name: 'mine', age: 30 } });
+    assert.deepEqual(asked, ['mine']);
+    // The fixture sends its elicitation on the GET stream (no related request): with a call of
+    // another caller in flight on the connection it cannot be attributed, so nobody is asked.
+    const other = host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 1500 } }, { onElicitation: handler('other') });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(await answer(), { action: 'decline' });
+    assert.deepEqual(asked, ['mine']);
+    assert.ok(events.some((e) => e.kind === 'elicitation' && /calls of several callers/.test(e.message)));
+    await other;
+  });
+
   it('URL mode hands the URL, message and id to the handler and opens nothing itself', async () => {
     const seen: ElicitationParams[] = [];
     const host = hostWith(async (params) => {

@@ -58,6 +58,10 @@ export class TempMachine implements Machine {
     throw new Error('not used');
   }
 
+  pathType(): Promise<undefined> {
+    throw new Error('not used');
+  }
+
   unlink(): Promise<void> {
     throw new Error('not used');
   }
@@ -73,6 +77,14 @@ export class TempMachine implements Machine {
   async release(): Promise<void> {}
 
   async close(): Promise<void> {}
+
+  fileInfo(): Promise<undefined> {
+    throw new Error('not used');
+  }
+
+  userId(): Promise<number> {
+    throw new Error('not used');
+  }
 }
 
 /** A temp dir with `home/` and `work/` inside; `remove()` deletes it. */

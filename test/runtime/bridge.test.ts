@@ -18,7 +18,6 @@ describe('HostBridge', () => {
           throw new Error('thrown synchronously');
         }) as unknown as HostFunction,
       }),
-      undefined,
     );
     assert.equal(await bridge.dispatch('echo', '{"a":[1]}'), '{"ok":true,"value":{"a":[1]}}');
     assert.equal(await bridge.dispatch('echo', undefined), '{"ok":true}');
@@ -40,7 +39,6 @@ describe('HostBridge', () => {
           return 'stopped';
         },
       }),
-      undefined,
     );
     const pending = bridge.dispatch('wait', '{}');
     await sleep(5);
@@ -63,9 +61,11 @@ describe('HostBridge', () => {
           return 'ok';
         },
       }),
-      (p) => {
-        events.push(p);
-        throw new Error('listener failed');
+      {
+        onProgress: (p) => {
+          events.push(p);
+          throw new Error('listener failed');
+        },
       },
     );
     assert.equal(await bridge.dispatch('work', '{}'), '{"ok":true,"value":"ok"}');
@@ -84,8 +84,7 @@ describe('HostBridge', () => {
           return 'ok';
         },
       }),
-      (p) => events.push(p),
-      (c) => ended.push(c),
+      { onProgress: (p) => events.push(p), onCallEnd: (c) => ended.push(c) },
     );
     await bridge.dispatch('quiet', '{}');
     await Promise.all([bridge.dispatch('work', '"a"'), bridge.dispatch('work', '"b"')]);

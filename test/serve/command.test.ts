@@ -17,6 +17,8 @@ describe('berry-mcp serve: the command line', function () {
     assert.equal(code, 0);
     assert.match(stdout, /--http \[HOST:\]PORT/);
     assert.match(stdout, /--max-concurrency N/);
+    assert.match(stdout, /--max-queued-runs N .*\(default 8\)/);
+    assert.match(stdout, /--max-sessions N .*\(default 16\)/);
   });
 
   it('refuses bad options with status 2 and says what to pass', async () => {
@@ -29,6 +31,9 @@ describe('berry-mcp serve: the command line', function () {
       [['extra'], /"serve" takes no arguments/],
       [['--output-limit', '10'], /--output-limit needs a whole number of bytes, at least 1024, got 10/],
       [['--identity', '/k'], /--identity needs --ssh/],
+      [['--max-queued-runs', '2.5'], /--max-queued-runs needs a whole number/],
+      [['--max-sessions', '0', '--http', '0'], /--max-sessions needs a positive number, got "0"/],
+      [['--max-sessions', '4'], /--max-sessions needs --http/],
     ];
     for (const [args, pattern] of cases) {
       const { code, stderr } = await serve(args);

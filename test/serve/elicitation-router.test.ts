@@ -5,8 +5,8 @@ const FORM = { mode: 'form' as const, message: 'name?', requestedSchema: { type:
 const URL_MODE = { mode: 'url' as const, message: 'sign in', url: 'https://example.com', elicitationId: 'e1' };
 const context = { server: 's', signal: new AbortController().signal };
 
-describe('serve: ElicitationRouter', () => {
-  it('declines when no run is in flight, and asks the oldest run whose client has the mode', async () => {
+describe('serve: ElicitationRouter (one client session)', () => {
+  it("declines when none of the session's runs is in flight, and asks through its oldest run in flight that has the mode", async () => {
     const router = new ElicitationRouter();
     assert.deepEqual(await router.handle(FORM, context), { action: 'decline' });
     const asked: string[] = [];

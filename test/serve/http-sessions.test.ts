@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHost } from '../../src/host.js';
-import { ElicitationRouter, RunService, serveHttp } from '../../src/serve/index.js';
+import { RunService, serveHttp } from '../../src/serve/index.js';
 import { tempDir } from '../bindings/helpers.js';
 import { writeConfig } from '../fixtures/servers.js';
 
@@ -11,9 +11,8 @@ describe('serveHttp: sessions', function () {
 
   it('closes a session whose client vanished without DELETE once it has been idle, and keeps a busy one', async () => {
     const tmp = tempDir('berry-serve-sessions-');
-    const router = new ElicitationRouter();
-    const host = createHost({ cwd: tmp.dir, configPath: writeConfig(tmp.dir, {}), onElicitation: router.handle });
-    const service = new RunService({ host, elicitation: router });
+    const host = createHost({ cwd: tmp.dir, configPath: writeConfig(tmp.dir, {}) });
+    const service = new RunService({ host });
     const serving = await serveHttp(service, { listen: { host: '127.0.0.1', port: 0 }, token: 't', sessionIdleMs: 400 });
     const headers = { authorization: 'Bearer t' };
     try {
