@@ -39,6 +39,7 @@ const SECTIONS: readonly Section[] = [
   { id: '13', title: '13 start-up', load: async () => (await import('./startup.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '14', title: '14 saved catalogs', load: async () => (await import('./catalogs.js')).default, failure: 'error', timeoutMs: 90_000 },
   { id: '15', title: '15 confined start', load: async () => (await import('./confined.js')).default, failure: 'skipped', timeoutMs: 120_000 },
+  { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
 ];
 
 interface SectionReport {

@@ -2,10 +2,10 @@
  * Saved catalogs: a server's tool list, saved on the target machine after a successful listing so
  * a later `list` can answer without starting the server. One file per resolved-config fingerprint
  * (a changed entry never reads an old catalog), holding only what the server listed: no config,
- * no secrets. File IO goes through the Machine (read: readFile; write: a short `sh` that writes a
- * temp file and renames it, so a reader never sees half a file).
+ * no secrets. File IO goes through the Machine (read: readFile; write: a temp file renamed over the
+ * target, so a reader never sees half a file).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine } from '../remote/index.js';
 
@@ -14,6 +14,8 @@ export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
 /** A file larger than this is not a catalog we wrote: ignore it. */
 const MAX_CATALOG_BYTES = 16 * 1024 * 1024;
 const FORMAT = 1;
+/** Observed types are bounded per tool (4 KB); a file larger than this is not one we wrote. */
+const MAX_OBSERVED_BYTES = 8 * 1024 * 1024;
 
 export interface SavedCatalog {
   readonly savedAt: number;
@@ -64,10 +66,25 @@ export class CatalogStore {
     await this.#files.write(await this.#path(fingerprint), data);
   }
 
-  async #path(fingerprint: string): Promise<string> {
+  /** The observed result types kept beside the catalog (observed-types/), as parsed JSON; undefined when none. */
+  async loadObserved(fingerprint: string, signal?: AbortSignal): Promise<unknown> {
+    try {
+      const text = await this.#files.read(await this.#path(fingerprint, '.observed'), signal);
+      return text === undefined || text.length > MAX_OBSERVED_BYTES ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A file of its own: the catalog is rewritten on every listing, observations on their own schedule. */
+  async saveObserved(fingerprint: string, value: unknown): Promise<void> {
+    await this.#files.write(await this.#path(fingerprint, '.observed'), JSON.stringify(value));
+  }
+
+  async #path(fingerprint: string, suffix = ''): Promise<string> {
     // The fingerprint hashes resolved values, secrets included: never write it out as it is.
     const name = createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40);
-    return `${await this.#dir}/${name}.json`;
+    return `${await this.#dir}/${name}${suffix}.json`;
   }
 }
 
@@ -78,23 +95,21 @@ async function resolveDir(machine: Machine, dir: string | undefined): Promise<st
   return `${xdg !== undefined && xdg.startsWith('/') ? xdg : `${home}/.cache`}/berry/catalogs`;
 }
 
-// Folder and temp file name travel as positional parameters, never spliced into the script.
-const WRITE_SCRIPT = 'umask 077 && mkdir -p -- "$1" && cat > "$2" && mv -f -- "$2" "$3"';
-
-/** Reads with the machine's readFile; writes through `sh` on the machine (local or over SSH). */
+/** Reads with the machine's readFile; writes a temp file (0600, in a 0700 folder) and renames it over the target. */
 export function machineFiles(machine: Machine): CatalogFiles {
   return {
     read: (path, signal) => machine.readFile(path, signal),
+    // Through the Machine's own file calls (fs locally, SFTP over SSH): no `sh` to start per write.
     async write(path, data) {
-      const dir = path.slice(0, path.lastIndexOf('/')) || '/';
-      const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-      const child = await machine.spawn({ command: 'sh', args: ['-c', WRITE_SCRIPT, 'sh', dir, temp, path], env: {}, cwd: '/' });
-      child.stdout.resume();
-      child.stderr.resume();
-      child.stdin.on('error', () => {});
-      child.stdin.end(data);
-      const exit = await child.exited;
-      if (exit.code !== 0) throw new Error(`saving the catalog failed (exit ${exit.code ?? exit.signal ?? exit.error?.message})`);
+      await machine.mkdir(path.slice(0, path.lastIndexOf('/')) || '/', 0o700);
+      const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+      try {
+        await machine.writeFile(temp, data, { mode: 0o600, exclusive: true });
+        await machine.rename(temp, path);
+      } catch (error) {
+        await machine.unlink(temp).catch(() => {});
+        throw error;
+      }
     },
   };
 }

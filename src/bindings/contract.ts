@@ -102,6 +102,12 @@ export interface ToolDescription {
   readonly arguments: string;
   /** The TypeScript type of `structuredContent`, when the tool declares an output schema. */
   readonly structuredContent?: string;
+  /**
+   * For a tool without an output schema: the type of its results as observed by berry-mcp over
+   * earlier calls (types only), `(observed over 3 calls) { … }`; `, JSON in content[0].text` when
+   * the value came as JSON text rather than `structuredContent`.
+   */
+  readonly returns?: string;
   readonly annotations?: Tool['annotations'];
   readonly taskSupport?: TaskSupport;
   /** Only with `schemas: true`: the raw JSON Schemas. */
@@ -120,7 +126,8 @@ export interface ServerDescription {
   readonly instructions?: string;
   /**
    * Tool name → its call signature with nested types (the `arguments` object, then the type of
-   * `structuredContent` when the tool declares one), the description's first sentence and flags:
+   * `structuredContent` when the tool declares one, or `returns (observed over N calls) …` when
+   * berry-mcp has seen it return data), the description's first sentence and flags:
    * `({ path: string; head?: number }) => { content: string } — Read a file. [readOnly]`.
    * Flags: `readOnly`, `destructive`, `task required` / `task optional`.
    */

@@ -6,6 +6,7 @@
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { TaskSupport, ToolDescription } from './contract.js';
+import { observedText, type Observation } from './observed-types/observation.js';
 import { summarize } from './summarize.js';
 import { compileSchema } from './typings/compile-schema.js';
 import { normalizeTypingsOptions } from './typings/generate-typings.js';
@@ -15,9 +16,13 @@ const LIMITS = normalizeTypingsOptions();
 /** Compiled type text per schema object: a catalog's tools are compiled once per listing. */
 const cache = new WeakMap<object, Map<string, Promise<string>>>();
 
-/** The one-tool answer: full description, commented argument types, result type, hints. */
-export async function describeTool(server: string, tool: Tool, withSchemas: boolean): Promise<ToolDescription> {
+/**
+ * The one-tool answer: full description, commented argument types, result type (declared, or
+ * observed from earlier results when the tool declares none), hints.
+ */
+export async function describeTool(server: string, tool: Tool, withSchemas: boolean, observed?: Observation): Promise<ToolDescription> {
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', true);
+  const returns = output === undefined && observed !== undefined ? observedText(observed) : undefined;
   const taskSupport = taskSupportOf(tool);
   return {
     server,
@@ -26,21 +31,26 @@ export async function describeTool(server: string, tool: Tool, withSchemas: bool
     ...(tool.description ? { description: tool.description.trim() } : {}),
     arguments: await typeText(tool.inputSchema, 'Arguments', true),
     ...(output === undefined ? {} : { structuredContent: output }),
+    ...(returns === undefined ? {} : { returns }),
     ...(tool.annotations && Object.keys(tool.annotations).length > 0 ? { annotations: tool.annotations } : {}),
     ...(taskSupport ? { taskSupport } : {}),
     ...(withSchemas ? { inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) } : {}),
   };
 }
 
-/** A tool's catalog line: `({ …arguments }) => { …structuredContent } — summary [flags]`. */
-export async function toolLine(tool: Tool): Promise<string> {
+/**
+ * A tool's catalog line: `({ …arguments }) => { …structuredContent } — summary [flags]`, or
+ * `(…) returns (observed over 3 calls) { … } — …` for a tool with no outputSchema seen returning data.
+ */
+export async function toolLine(tool: Tool, observed?: Observation): Promise<string> {
   const args = await typeText(tool.inputSchema, 'Arguments', false);
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', false);
+  const returns = output === undefined && observed !== undefined ? ` returns ${observedText(observed)}` : '';
   const description = summarize(tool.description ?? tool.title);
   const flags = flagsOf(tool);
   return (
     `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})` +
-    (output === undefined ? '' : ` => ${output}`) +
+    (output === undefined ? returns : ` => ${output}`) +
     (description ? ` — ${description}` : '') +
     (flags.length > 0 ? ` [${flags.join(', ')}]` : '')
   );

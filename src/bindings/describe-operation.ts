@@ -7,6 +7,7 @@ import { isBerryError } from '../errors.js';
 import type { DescribeResult, ServerDescription, ToolDescription } from './contract.js';
 import type { ServerConnection } from './connection.js';
 import { describeTool, promptLine, resourceLine, toolLine } from './describe-format.js';
+import type { ObservedTools } from './observed-types/observation.js';
 import type { FilteredEntry } from './tool-filter.js';
 import { findTool, visibleTools } from './tool-lookup.js';
 
@@ -16,14 +17,16 @@ export async function describeToolOf(
   tool: string,
   withSchemas: boolean,
   signal: AbortSignal | undefined,
+  observed?: ObservedTools,
 ): Promise<ToolDescription> {
-  return describeTool(entry.name, await findTool(connection, entry, tool, signal), withSchemas);
+  return describeTool(entry.name, await findTool(connection, entry, tool, signal), withSchemas, observed?.get(tool));
 }
 
 export async function describeServer(
   connection: ServerConnection,
   entry: FilteredEntry,
   signal: AbortSignal | undefined,
+  observed?: ObservedTools,
 ): Promise<DescribeResult> {
   const { catalog } = connection;
   const warnings: string[] = [];
@@ -47,7 +50,7 @@ export async function describeServer(
     ...(info ? { serverInfo: { name: info.name, version: info.version, ...(info.title ? { title: info.title } : {}) } } : {}),
     ...(connection.protocolVersion ? { protocolVersion: connection.protocolVersion } : {}),
     ...(instructions ? { instructions } : {}),
-    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool)] as const))),
+    tools: Object.fromEntries(await Promise.all(tools.map(async (tool) => [tool.name, await toolLine(tool, observed?.get(tool.name))] as const))),
     resources: Object.fromEntries(resources.items.map((r) => [r.uri, resourceLine(r)])),
     resourceTemplates: Object.fromEntries(templates.items.map((t) => [t.uriTemplate, resourceLine(t)])),
     prompts: Object.fromEntries(prompts.items.map((p) => [p.name, promptLine(p)])),

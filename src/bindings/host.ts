@@ -6,16 +6,17 @@ import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '.
 import { LocalMachine } from '../remote/local-machine.js';
 import { MAX_LINE_LIMIT } from '../remote/line-reader.js';
 import type { Machine } from '../remote/index.js';
-import { checkApproval, type ApproveCall } from './approval.js';
+import type { ApproveCall } from './approval.js';
+import { ArgumentChecker } from './argument-check.js';
+import { callOn } from './call-operation.js';
+import { ObservedTypes } from './observed-types/observer.js';
 import { CatalogStore } from './catalog-store.js';
 import { describeServer, describeToolOf } from './describe-operation.js';
 import { getPrompt } from './prompts.js';
-// resources.js and tasks.js load the SDK's schemas: they are imported when first used, after a
-// connection has loaded the SDK anyway, so a script that calls no tool never loads it.
-import { usesTask } from './task-support.js';
+// resources.js (and tasks.js, see call-operation.ts) load the SDK's schemas: imported when first
+// used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import { connectedStatus, failedStatus, sandboxNotes } from './server-status.js';
 import { applyToolFilter } from './tool-filter.js';
-import { findTool, knownTool } from './tool-lookup.js';
 import type {
   CallRequest,
   CallResult,
@@ -124,6 +125,9 @@ class Host implements McpHost {
   readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
   readonly #store: CatalogStore | undefined;
+  readonly #arguments: ArgumentChecker;
+  /** Result types learned from calls of tools without an outputSchema (describe, typings). */
+  readonly #observed: ObservedTypes;
   /** Servers that failed to start, not started again before their time (docs/reliability.md). */
   readonly #backoff: StartBackoff;
   /** Catalog saves and background refreshes: close() lets them finish. */
@@ -155,6 +159,8 @@ class Host implements McpHost {
     this.#approveCall = options.approveCall;
     const saved = options.savedCatalogs;
     this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+    this.#arguments = new ArgumentChecker(this.#log);
+    this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
   }
 
@@ -419,7 +425,8 @@ class Host implements McpHost {
                     () => [],
                   )
                 : [];
-            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts };
+            const observed = slot.status === 'ok' ? await this.#observed.view(slot.config.fingerprint, slot.name, catalog.tools, signal) : undefined;
+            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts, observed };
           }
           if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
           if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
@@ -437,8 +444,10 @@ class Host implements McpHost {
     // Describing a server is an explicit look at it: a recorded start failure does not answer for it.
     return this.#withEntry(
       server,
-      (connection, entry) =>
-        tool === undefined ? describeServer(connection, entry, signal) : describeToolOf(connection, entry, tool, schemas === true, signal),
+      async (connection, entry) => {
+        const observed = await this.#observed.viewOf(connection, entry.name, signal);
+        return tool === undefined ? describeServer(connection, entry, signal, observed) : describeToolOf(connection, entry, tool, schemas === true, signal, observed);
+      },
       signal,
       true,
     );
@@ -448,20 +457,8 @@ class Host implements McpHost {
     throwIfCancelled(options.signal);
     const { server, tool, arguments: args } = validateCallRequest(request);
     checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
-    return this.#withEntry(
-      server,
-      async (connection, entry) => {
-        // Checked before anything is sent: an unknown or filtered tool, then the approval hook.
-        const found = knownTool(connection, entry, tool) ?? (await findTool(connection, entry, tool, options.signal));
-        const approve = options.approveCall ?? this.#approveCall;
-        if (approve) await checkApproval(approve, server, found, args, options.signal);
-        const callOptions = { ...options, server };
-        return usesTask(connection, found)
-          ? (await import('./tasks.js')).callToolAsTask(connection, tool, args, callOptions)
-          : connection.callTool(tool, args, callOptions);
-      },
-      options.signal,
-    );
+    const context = { approve: options.approveCall ?? this.#approveCall, checker: this.#arguments, observed: this.#observed };
+    return this.#withEntry(server, (connection, entry) => callOn(connection, entry, tool, args, options, context), options.signal);
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
@@ -499,7 +496,10 @@ class Host implements McpHost {
     if (this.#releaseTimer) clearTimeout(this.#releaseTimer);
     // Saves and background refreshes were started by operations that already answered.
     while (this.#background.size > 0) await Promise.allSettled([...this.#background]);
+    // Learned types are written while the servers stop (it never rejects); the machine closes after.
+    const learned = this.#observed.close();
     if (this.#ownsPool) await this.#pool.close();
+    await learned;
     await this.machine.close();
   }
 }

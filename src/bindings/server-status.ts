@@ -2,7 +2,9 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerSlot, ToolFilter } from '../config/index.js';
 import type { BerryError } from '../errors.js';
-import { unconfinedNote, type Machine } from '../remote/index.js';
+import type { Machine } from '../remote/index.js';
+// The module itself, not the remote face: the face loads the MCP transports (and the SDK).
+import { unconfinedNote } from '../remote/sandbox-spawn.js';
 import type { SavedCatalog } from './catalog-store.js';
 import type { ServerStatus } from './contract.js';
 import { summarize } from './summarize.js';

@@ -70,6 +70,7 @@ function describeText(result: DescribeResult): string {
     if (result.description) lines.push('', result.description);
     lines.push('', `arguments: ${result.arguments}`);
     if (result.structuredContent) lines.push(`structuredContent: ${result.structuredContent}`);
+    if (result.returns) lines.push(`returns ${result.returns}`);
     if (result.annotations) lines.push(`annotations: ${JSON.stringify(result.annotations)}`);
     if (result.taskSupport) lines.push(`runs as a task (${result.taskSupport})`);
     if (result.inputSchema) lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));

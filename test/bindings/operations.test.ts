@@ -154,7 +154,8 @@ describe('operations against the reference servers', function () {
   });
 
   it('passes a server-side JSON-RPC error through as MCP_PROTOCOL_ERROR', async () => {
-    await assert.rejects(host.call({ server: 'paged', tool: 'echo', arguments: { text: 42 } }), (error: unknown) => {
+    // Arguments that fit the schema: wrong ones are refused before sending (argument-check.test.ts).
+    await assert.rejects(host.call({ server: 'paged', tool: 'rpc_error', arguments: { code: -32602, message: 'bad text' } }), (error: unknown) => {
       assert.ok(isBerryError(error));
       assert.ok(error.code === 'MCP_PROTOCOL_ERROR', error.message);
       return true;

@@ -47,7 +47,7 @@ describe('berry-mcp help and usage errors', function () {
     }
   });
 
-  it('--help loads no MCP SDK, undici, ssh2, isolated-vm or sandbox; run of text(1) loads no SDK, undici or ssh2', async () => {
+  it('--help loads no MCP SDK, Ajv, undici, ssh2, isolated-vm or sandbox; run of text(1) loads no SDK, Ajv, undici or ssh2', async () => {
     const tmp = tempDir();
     try {
       const log = join(tmp.dir, 'imports.log');
@@ -56,7 +56,7 @@ describe('berry-mcp help and usage errors', function () {
       assert.equal(help.code, 0, help.stderr);
       const helpImports = readFileSync(log, 'utf8');
       assert.match(helpImports, /dist\/src\/cli\/main\.js/, 'the log works');
-      assert.doesNotMatch(helpImports, /@modelcontextprotocol|undici|ssh2|isolated-vm|runtime\/run-script/);
+      assert.doesNotMatch(helpImports, /@modelcontextprotocol|node_modules\/ajv|undici|ssh2|isolated-vm|runtime\/run-script/);
       rmSync(log);
       const run = await berry(['run', '-', '--config', join(tmp.dir, 'none.json')], { cwd: tmp.dir, env, input: 'text(1)' });
       // An explicit --config that is missing is refused before the run; use the default one instead.
@@ -68,7 +68,7 @@ describe('berry-mcp help and usage errors', function () {
       const runImports = readFileSync(log, 'utf8');
       // isolated-vm 5 requires its addon itself, 6 and 7 through node-gyp-build.
       assert.match(runImports, /require (\.\/out\/isolated_vm|node-gyp-build)/, 'CommonJS loads are logged too');
-      assert.doesNotMatch(runImports, /@modelcontextprotocol|undici|ssh2/);
+      assert.doesNotMatch(runImports, /@modelcontextprotocol|node_modules\/ajv|undici|ssh2/);
       // The control: a command that connects does load the SDK, and the log sees it.
       rmSync(log);
       writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });

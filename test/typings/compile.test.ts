@@ -9,6 +9,7 @@ import path from 'node:path';
 import { generateTypings } from '../../src/bindings/typings/index.js';
 import { PROJECT_ROOT } from '../fixtures/servers.js';
 import { DOWN_SERVER_ERROR, fixtureTools, WEIRD_SERVER_NAME, weirdServerTools } from './fixtures/fixture-tools.js';
+import { learnedObserved, learnedTools } from './fixtures/observed-tools.js';
 import { listReferenceServers } from './support/reference-servers.js';
 import { CASES_DIR, copyScripts, mismatches, runTsc, type Diagnostic } from './support/tsc.js';
 
@@ -61,6 +62,7 @@ describe('typings: scripts type-checked by tsc', function () {
       generated = await generateTypings([
         ...[...servers.tools].map(([server, tools]) => ({ server, tools, prompts: servers.prompts.get(server) ?? [] })),
         { server: 'fixture', tools: fixtureTools },
+        { server: 'learned', tools: learnedTools, observed: learnedObserved },
         { server: WEIRD_SERVER_NAME, tools: weirdServerTools },
         { server: 'broken', error: DOWN_SERVER_ERROR },
       ]);
@@ -128,6 +130,13 @@ describe('typings: scripts type-checked by tsc', function () {
       }
       assert.match(generated, /^\/\/ Warning: server "broken" is left out \(its tools are unknown\): MCP_CONNECT_FAILED/m);
       assert.doesNotMatch(generated, /^    "broken": \{/m);
+    });
+
+    it('marks observed result types as observed', function () {
+      assert.match(generated, /^        \/\*\* observed over 3 calls \*\/\n        structured: BerryMcp\.Generated\.Learned\.ReadGraph\.Observed\.Returns;$/m);
+      assert.match(generated, /^        \/\*\* observed over 1 call: content\[0\]\.text is JSON of type BerryMcp\.Generated\.Learned\.SearchText\.Observed\.Returns \*\/$/m);
+      assert.match(generated, /\/\*\* observed over 1 call: the type of the JSON in `content\[0\]\.text`, learned from results/);
+      assert.doesNotMatch(generated, /Learned\.Declared\.Observed/);
     });
   });
 });

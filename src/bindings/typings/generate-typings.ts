@@ -5,6 +5,8 @@
  */
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError } from '../../errors.js';
+import type { Observation, ObservedTools } from '../observed-types/observation.js';
+import { shapeText } from '../observed-types/render.js';
 import { compileSchema, OPEN_RECORD, type CompiledSchema } from './compile-schema.js';
 import type { SchemaLimits } from './sanitize-schema.js';
 import { docComment, indentBlock, lineCommentText, pascalIdentifier, stringLiteral, UniqueNames } from './ts-text.js';
@@ -18,6 +20,11 @@ export interface TypingsServerInput {
   readonly prompts?: readonly Prompt[];
   /** Set when the server could not be listed: it is left out, with a warning comment. */
   readonly error?: string;
+  /**
+   * Result types berry-mcp observed for tools without an outputSchema: emitted as
+   * `…Observed.Returns`, marked observed (and typing `structured` when seen in structuredContent).
+   */
+  readonly observed?: ObservedTools;
 }
 
 export interface TypingsOptions {
@@ -107,11 +114,20 @@ export async function generateTypings(servers: readonly TypingsServerInput[], op
 
       namespaces.push(namespaceBlock(`${path}.Input`, input.code));
       if (output !== undefined) namespaces.push(namespaceBlock(`${path}.Output`, output.code));
+      const observed = output === undefined ? entry.observed?.get(tool.name) : undefined;
+      if (observed !== undefined) namespaces.push(namespaceBlock(`${path}.Observed`, observedDeclaration(observed)));
+      const structured =
+        output !== undefined ? `${path}.Output.StructuredContent` : observed?.source === 'structuredContent' ? `${path}.Observed.Returns` : OPEN_RECORD;
       entries.push(
         docComment(toolDoc(tool), '      ') +
           `      ${stringLiteral(tool.name)}: {\n` +
           `        args: ${path}.Input.Arguments;\n` +
-          `        structured: ${output === undefined ? OPEN_RECORD : `${path}.Output.StructuredContent`};\n` +
+          (observed === undefined
+            ? ''
+            : observed.source === 'structuredContent'
+              ? `        /** ${observedOver(observed)} */\n`
+              : `        /** ${observedOver(observed)}: content[0].text is JSON of type ${path}.Observed.Returns */\n`) +
+          `        structured: ${structured};\n` +
           `      };\n`,
       );
     }
@@ -148,6 +164,16 @@ function promptEntries(prompts: readonly Prompt[] | undefined): string {
     out += `${doc}      ${stringLiteral(prompt.name)}: { ${args.join('; ')}${args.length > 0 ? ' ' : ''}};\n`;
   }
   return out;
+}
+
+function observedOver(observed: Observation): string {
+  return `observed over ${observed.calls} call${observed.calls === 1 ? '' : 's'}`;
+}
+
+/** The observed type, with where it was seen: `structuredContent`, or JSON in `content[0].text`. */
+function observedDeclaration(observed: Observation): string {
+  const where = observed.source === 'text' ? 'the JSON in `content[0].text`' : '`structuredContent`';
+  return `/** ${observedOver(observed)}: the type of ${where}, learned from results (the tool declares no outputSchema) */\nexport type Returns = ${shapeText(observed.shape)};`;
 }
 
 function namespaceBlock(path: string, code: string): string {
