@@ -9,6 +9,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
 import { isBerryError } from '../common/errors.js';
+import { childEnv } from '../machine/child-env.js';
 import { createHost, type Host } from '../host.js';
 import type { LogEvent } from '../mcp/index.js';
 import { createCliMachine } from './machine.js';
@@ -197,7 +198,7 @@ function pasteReader(io: AuthIo, signal: AbortSignal): { start(): void; stop(): 
 function openBrowser(url: string): void {
   const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   try {
-    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+    const child = spawn(command, [url], { stdio: 'ignore', detached: true, env: childEnv({}) });
     child.on('error', () => {});
     child.unref();
   } catch {

@@ -1,13 +1,17 @@
 /**
  * `--confirm-writes`: the approval hook on the terminal. Each call to a tool that may write shows
- * the tool, its arguments and annotations and asks y/N; not on a terminal, every such call is
- * refused. Questions from concurrent calls are asked one at a time.
+ * the tool, every argument (see approval-view.ts) and its annotations and asks y/N; not on a
+ * terminal, or when it cannot all be shown, every such call is refused. Questions from concurrent
+ * calls are asked one at a time.
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ApprovalAnswer, ApproveCall } from '../mcp/operations/approval.js';
+import { showApproval } from '../mcp/operations/approval-view.js';
+import { terminalSafe } from './terminal-safe.js';
 
-const MAX_SHOWN_ARGUMENTS = 2000;
+/** The most the terminal question shows; a call whose arguments need more is declined unasked. */
+export const TERMINAL_APPROVAL_MAX_CHARS = 8000;
 
 export function terminalApprover(io: {
   readonly stdin: Readable & { isTTY?: boolean };
@@ -18,21 +22,17 @@ export function terminalApprover(io: {
     if (io.stdin.isTTY !== true || io.stderr.isTTY !== true) {
       return { approved: false, reason: '--confirm-writes needs a terminal to ask on, and this is not one' };
     }
-    const asked = queue.then(() => ask(io, request, signal));
+    const view = showApproval(request, TERMINAL_APPROVAL_MAX_CHARS);
+    if (!view.ok) return { approved: false, reason: view.reason };
+    const text = terminalSafe(`\nberry-mcp: ${view.title} may write.\n  ${view.body.replace(/\n/g, '\n  ')}\n`);
+    const asked = queue.then(() => ask(io, text, signal));
     queue = asked.catch(() => {});
     return asked;
   };
 }
 
-async function ask(
-  io: { readonly stdin: Readable; readonly stderr: Writable },
-  request: Parameters<ApproveCall>[0],
-  signal: AbortSignal | undefined,
-): Promise<ApprovalAnswer> {
-  let args = JSON.stringify(request.arguments, null, 2);
-  if (args.length > MAX_SHOWN_ARGUMENTS) args = `${args.slice(0, MAX_SHOWN_ARGUMENTS)}… (${args.length} characters)`;
-  const hints = request.annotations ? JSON.stringify(request.annotations) : 'none (the server did not say it only reads)';
-  io.stderr.write(`\nberry-mcp: ${request.server}/${request.tool} may write.\n  arguments: ${args.replace(/\n/g, '\n  ')}\n  annotations: ${hints}\n`);
+async function ask(io: { readonly stdin: Readable; readonly stderr: Writable }, text: string, signal: AbortSignal | undefined): Promise<ApprovalAnswer> {
+  io.stderr.write(text);
   const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: false });
   try {
     const answer = await new Promise<string>((resolve, reject) => {

@@ -58,6 +58,9 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
   const say = (line: string): void => {
     io.stderr.write(`berry-mcp serve: ${line}\n`);
   };
+  // Read once, then gone from this process's environment (the servers it starts never inherit it either).
+  const givenToken = env['BERRY_SERVE_TOKEN'];
+  delete process.env['BERRY_SERVE_TOKEN'];
   let host: Host;
   let service: RunService;
   try {
@@ -90,7 +93,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
   process.once('SIGTERM', stop);
   try {
     if (args.http) {
-      const token = env['BERRY_SERVE_TOKEN'] || generateToken();
+      const token = givenToken || generateToken();
       let serving;
       try {
         serving = await serveHttp(service, {
@@ -105,7 +108,7 @@ export async function serveCommand(argv: readonly string[], io: CliIo, env: Node
       }
       say(`listening on ${serving.url}`);
       if (!isLoopbackHost(args.http.host)) say(`${args.http.host} is reachable from other machines: anyone with the token can run code here`);
-      if (!env['BERRY_SERVE_TOKEN']) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${token}`);
+      if (!givenToken) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${token}`);
       await stopped;
       await serving.close();
     } else {

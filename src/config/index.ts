@@ -6,6 +6,7 @@ export { configuredNames, withServer, withoutServer } from './edit-config.js';
 export { replaceConfigText } from './write-config.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
 export { createRedactor, secretsOfServers } from './redact.js';
+export { createValueRedactor, valueRedactorOf, type ValueRedactor } from './redact-value.js';
 export type {
   LoadConfigOptions,
   LoadedConfig,

@@ -53,14 +53,14 @@ function base64Forms(secret: string): string[] {
     const start = Math.ceil((offset * 8) / 6);
     const end = Math.floor(((offset + bytes.length) * 8) / 6);
     const form = encoded.slice(start, end);
-    if (form.length >= MIN_BASE64) forms.push(escapeRegExp(form));
+    if (form.length >= MIN_BASE64) forms.push(form);
   }
   return forms;
 }
 
 function secretPattern(secret: string): string {
   const plain = [...secret].map(characterPattern).join('');
-  return [plain, ...base64Forms(secret)].join('|');
+  return [plain, ...base64Forms(secret).map(escapeRegExp)].join('|');
 }
 
 /**
@@ -71,7 +71,16 @@ function secretHints(secret: string): string[] | undefined {
   const runs = secret.match(/[A-Za-z0-9]+/g);
   if (runs === null) return undefined;
   const core = runs.reduce((a, b) => (b.length > a.length ? b : a));
-  return [escapeRegExp(core), ...base64Forms(secret)];
+  return [core, ...base64Forms(secret)];
+}
+
+export interface RedactorOptions {
+  /**
+   * Also mask a start of the text that is the end of a secret and an end that is its start, for
+   * text that was cut (a stderr tail). Off for whole values, where it would mask ordinary words.
+   * @default true
+   */
+  readonly fragments?: boolean;
 }
 
 /**
@@ -80,21 +89,39 @@ function secretHints(secret: string): string[] | undefined {
  * Empty secrets are ignored; with none left the function returns its input unchanged. The RegExp
  * is built once, here: the returned function is meant for hot paths such as every stderr chunk.
  */
-export function createRedactor(secrets: Iterable<string>): (text: string) => string {
+export function createRedactor(secrets: Iterable<string>, options: RedactorOptions = {}): (text: string) => string {
   const unique = [...new Set(secrets)].filter((secret) => typeof secret === 'string' && secret !== '');
   if (unique.length === 0) return identity;
   unique.sort((a, b) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0));
-  const pattern = new RegExp(unique.map(secretPattern).join('|'), 'gi');
-  // The full pattern costs ~1 µs per character with many secrets; a literal search for what every
-  // rendering must contain rules most text out first.
-  const hints = unique.map(secretHints);
-  const quick = hints.every((h) => h !== undefined) ? new RegExp(hints.flat().join('|'), 'i') : undefined;
-  const lowered = unique.map((secret) => secret.toLowerCase()).filter((secret) => secret.length > MIN_FRAGMENT);
+  // A secret's full pattern costs ~0.1 µs per character, all of them together ~1 µs: a literal
+  // search for what every rendering must contain rules most text out first, then each secret's
+  // own hint picks the few full patterns worth running (a secret without letters or digits has
+  // no hint: its full pattern is its test).
+  const each = unique.map((secret) => {
+    const hints = secretHints(secret);
+    return { hint: hints && new RegExp(hints.map(escapeRegExp).join('|'), 'i'), full: new RegExp(secretPattern(secret), 'gi') };
+  });
+  const quick = new RegExp(
+    [...fewestHints(unique.flatMap((secret) => secretHints(secret) ?? [])).map(escapeRegExp), ...unique.filter((secret) => !secretHints(secret)).map(secretPattern)].join('|'),
+    'i',
+  );
+  const lowered = options.fragments === false ? [] : unique.map((secret) => secret.toLowerCase()).filter((secret) => secret.length > MIN_FRAGMENT);
   return (text: string): string => {
     if (text === '') return text;
-    const masked = quick === undefined || quick.test(text) ? text.replace(pattern, MASK) : text;
+    let masked = text;
+    // Longest first, so a secret containing another is masked whole.
+    if (quick.test(text)) for (const { hint, full } of each) if (hint === undefined || hint.test(masked)) masked = masked.replace(full, MASK);
     return maskFragments(masked, lowered);
   };
+}
+
+/** Hints without those that contain another (case-insensitively): text holding the longer holds the shorter. */
+function fewestHints(hints: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (const hint of [...new Set(hints.map((h) => h.toLowerCase()))].sort((a, b) => a.length - b.length)) {
+    if (!kept.some((shorter) => hint.includes(shorter))) kept.push(hint);
+  }
+  return kept;
 }
 
 /** Masks a start of `text` that is the end of a secret, and an end of `text` that is a start of one. */
@@ -131,4 +158,23 @@ export function secretsOfServers(servers: readonly ServerSlot[]): string[] {
   const all = new Set<string>();
   for (const slot of servers) if (slot.status === 'ok') for (const secret of slot.config.secrets) all.add(secret);
   return [...all];
+}
+
+/** Shorter values are too common in ordinary results ("true", a port, a name) to mask there. */
+const MIN_VALUE_SECRET = 8;
+/** Up to this length, a few plain words (`production`, `literal value`) are ordinary text. */
+const MAX_PLAIN_WORDS = 20;
+const PLAIN_WORDS = /^[A-Z]?[a-z]+(?:[ _.-][A-Z]?[a-z]+)*$/;
+const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
+const FILE_PATH = /^(?:~|\.{1,2})?\/[\w.\/@%~-]*$/;
+
+/**
+ * Whether a secret is masked inside whole values servers return (results, resources, prompts),
+ * not only in logs and errors: at least 8 characters, and not a plain number, a file path (a
+ * `${HOME}` in args or cwd) or a short phrase of plain words: masking those would corrupt
+ * ordinary data far more often than hide a secret.
+ */
+export function maskedInValues(secret: string): boolean {
+  if (secret.length < MIN_VALUE_SECRET || PLAIN_NUMBER.test(secret) || FILE_PATH.test(secret)) return false;
+  return secret.length >= MAX_PLAIN_WORDS || !PLAIN_WORDS.test(secret);
 }

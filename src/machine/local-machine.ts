@@ -2,6 +2,7 @@ import { spawn as spawnChild } from 'node:child_process';
 import { chmod, lstat, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
+import { childEnv } from './child-env.js';
 import { loadUndici } from './lazy-modules.js';
 import type { FileInfo, Machine, MachineProcess, PathType, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { UnchangedFiles } from './unchanged-file.js';
@@ -70,7 +71,7 @@ export class LocalMachine implements Machine {
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
     const child = spawnChild(spec.command, [...spec.args], {
       cwd: spec.cwd,
-      env: spec.clearEnv ? { ...spec.env } : { ...process.env, ...spec.env },
+      env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
       // A new session makes the child a process-group leader, so the whole group can be killed.
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,4 +1,4 @@
-import { loadConfig, secretsOfServers, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
+import { loadConfig, secretsOfServers, valueRedactorOf, type LoadedConfig, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../config/index.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError, type BerryErrorCode } from '../common/errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
@@ -275,7 +275,7 @@ class Host implements McpHost {
           throw error;
         }
       },
-      fn,
+      async (connection) => valueRedactorOf(prepared.loaded.servers)(await fn(connection), config.name),
       signal,
       `Connecting to server "${config.name}"`,
     );
@@ -389,7 +389,7 @@ class Host implements McpHost {
     if (!saved) return undefined;
     const ageMs = Math.max(0, Date.now() - saved.savedAt);
     if (ageMs > saved.ttlMs) this.#track(this.#operation(undefined, () => this.#catalog(prepared, slot, undefined)));
-    return connectedStatus(slot.name, slot.config.kind, saved.tools, slot.config.toolFilter, { ageMs }, await sandboxNotes(this.machine, slot, signal));
+    return connectedStatus(slot.name, slot.config.kind, valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name), slot.config.toolFilter, { ageMs }, await sandboxNotes(this.machine, slot, signal));
   }
 
   async #status(prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -397,7 +397,7 @@ class Host implements McpHost {
     let dial = refresh;
     if (!refresh && slot.status === 'ok') {
       const failed = this.#pendingFailure(prepared, slot.config);
-      if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, await this.#store?.load(slot.config.fingerprint, signal));
+      if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, valueRedactorOf(prepared.loaded.servers)(await this.#store?.load(slot.config.fingerprint, signal), slot.name));
       // Its window is over: the one attempt it is due, not a saved catalog that says all is well.
       dial = this.#backoff.recorded(this.#key(prepared.lifetime, slot.config));
     }

@@ -4,20 +4,27 @@
  * refused: the model sees MCP_CALL_REFUSED with the reason, nothing reaches the server.
  */
 import type { ApproveCall } from '../mcp/operations/approval.js';
-import { clip } from './description.js';
+import { showApproval } from '../mcp/operations/approval-view.js';
 import type { ElicitationTarget } from './elicitation.js';
 
-const SHOWN_ARGUMENTS = 500;
+/**
+ * The longest approval message sent: what clients show in a dialog without cutting it. A call
+ * whose arguments need more is refused without asking.
+ */
+export const ELICITATION_APPROVAL_MAX_CHARS = 4000;
+/** The message's own words around the view. */
+const FRAME_CHARS = 'Allow ? It may write.\n'.length;
 
 export function approveThrough(target: ElicitationTarget, fallback: AbortSignal): ApproveCall {
   return async (request, { signal }) => {
     if (!target.modes.has('form')) {
       return { approved: false, reason: 'serve --confirm-writes asks the user through elicitation, which this client did not declare' };
     }
-    const hints = request.annotations ? ` Annotations: ${JSON.stringify(request.annotations)}.` : ' The server does not say it only reads.';
+    const view = showApproval(request, ELICITATION_APPROVAL_MAX_CHARS - FRAME_CHARS);
+    if (!view.ok) return { approved: false, reason: view.reason };
     const answer = await target.ask(
       {
-        message: `Allow ${request.server}/${request.tool}? It may write. Arguments: ${clip(JSON.stringify(request.arguments), SHOWN_ARGUMENTS)}.${hints}`,
+        message: `Allow ${view.title}? It may write.\n${view.body}`,
         requestedSchema: {
           type: 'object',
           properties: { approve: { type: 'boolean', title: 'Allow this call', default: false } },

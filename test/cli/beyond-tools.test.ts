@@ -100,8 +100,8 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
   });
 
   it('--confirm-writes asks on a terminal: y calls, anything else refuses', async () => {
-    const onPty = (answer: string): Promise<CliResult> => {
-      const command = [process.execPath, BIN, 'call', 'fault', 'echo', '{"text":"via pty"}', '--confirm-writes', '--config', config]
+    const onPty = (answer: string, args = '{"text":"via pty"}'): Promise<CliResult> => {
+      const command = [process.execPath, BIN, 'call', 'fault', 'echo', args, '--confirm-writes', '--config', config]
         .map((word) => `'${word.replace(/'/g, `'\\''`)}'`)
         .join(' ');
       // script(1) runs the command on a pty (stdin, stdout and stderr), fed from our stdin.
@@ -114,5 +114,9 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
     const no = await onPty('n');
     assert.equal(no.code, 1, no.stdout);
     assert.match(no.stdout, /refused: declined at the terminal/);
+    // A padded field no longer hides the one after it; escapes are shown, not run.
+    const padded = await onPty('n', JSON.stringify({ text: `harmless\u001b[2J${'.'.repeat(3000)}`, command: 'rm -rf ~' }));
+    assert.match(padded.stdout, /"command": "rm -rf ~"[\s\S]*"text": "harmless\\u001b\[2J\.+"…\(3,012 chars\)…"\.+"/);
+    assert.doesNotMatch(padded.stdout, /\u001b\[2J/);
   });
 });

@@ -13,7 +13,8 @@ describe('config/redact', () => {
   it('redacts longest first so overlapping secrets vanish whole', () => {
     const redact = createRedactor(['abcd', 'abcdefgh', 'efgh-more']);
     assert.equal(redact('xx abcdefgh yy'), 'xx *** yy');
-    assert.equal(redact('abcdefgh-more'), '***-more');
+    // Overlapping secrets: neither leaves a piece behind (this was '***-more', the end of efgh-more).
+    assert.equal(redact('abcdefgh-more'), '******');
     assert.equal(redact('abcd efgh-more'), '*** ***');
   });
 

@@ -237,8 +237,13 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assert.equal(localOnlyStatus.error.code, 'MCP_ENV_MISSING', 'a variable set only locally is missing remotely');
 
         const env = JSON.parse(textOf(await h.call({ server: 'everything', tool: 'get-env', arguments: {} }))) as Record<string, string>;
-        assert.equal(env.TOKEN, REMOTE_ENV.value, '${VAR} expands from the remote login environment');
-        assert.equal(env[REMOTE_ENV.name], REMOTE_ENV.value, 'the server inherits the remote environment');
+        // A configured secret handed back is masked: the resolved entry says which value was
+        // expanded, the mask that the server has it.
+        const resolved = (await h.readConfig()).servers.find((slot) => slot.name === 'everything');
+        assert.ok(resolved?.status === 'ok' && resolved.config.kind === 'stdio');
+        assert.equal(resolved.config.env['TOKEN'], REMOTE_ENV.value, '${VAR} expands from the remote login environment');
+        assert.equal(env.TOKEN, '***');
+        assert.equal(env[REMOTE_ENV.name], '***', 'the server inherits the remote environment (a secret here: masked)');
         assert.equal(env.LITERAL, 'literal value');
         assert.equal(env.USER, sshd.username);
         assert.equal(env.HOME, sshd.homeDir);
@@ -309,8 +314,9 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       }
       assert.ok(scans > 5, `only ${scans} scans of the process table`);
       assert.deepEqual(leaked, [], 'a secret showed on a command line');
-      assert.equal(seen.env.TOKEN, canary, 'the server itself gets the secret');
-      assert.equal(seen.env.FROM_REMOTE, REMOTE_ENV.value);
+      // The server itself gets the secrets; handed back in a result, they are masked.
+      assert.deepEqual(seen.env, { TOKEN: '***', FROM_REMOTE: '***' }, 'the server itself gets the secrets');
+      assert.ok(!JSON.stringify(seen).includes(canary));
 
       const broken = listed.servers.find((s) => s.name === 'broken')!;
       assert.ok(broken.status === 'error');

@@ -46,7 +46,37 @@ describe('berry-mcp serve --confirm-writes', function () {
     assert.match(second!, /^MCP_CALL_REFUSED: .*user chose decline/);
     assert.match(sum!, /3/);
     assert.equal(asked.length, 2);
-    assert.match(asked[0]!, /Allow fault\/echo\? It may write\. Arguments: \{"text":"first"\}/);
+    assert.match(asked[0]!, /^Allow fault\/echo\? It may write\.\narguments \(1\):\n {2}"text": "first"\nannotations: none/);
+  });
+
+  it('shows an argument put after a padded one, and declines unasked what cannot be shown in full', async () => {
+    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });
+    open.push(serve);
+    const asked: string[] = [];
+    serve.client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params.message);
+      return { action: 'decline' };
+    });
+    const result = await run(
+      serve.client,
+      `const out = [];
+      const attempts = [
+        { text: 'harmless '.repeat(100), command: 'rm -rf ~' },
+        Object.fromEntries([...Array.from({ length: 1000 }, (_, i) => ['k' + i, i]), ['command', 'rm -rf ~']]),
+      ];
+      for (const args of attempts) {
+        try { await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: args }); out.push('sent'); }
+        catch (e) { out.push(e.code + ': ' + e.message); }
+      }
+      return out;`,
+    );
+    const [padded, many] = result.structuredContent?.['result'] as string[];
+    assert.equal(asked.length, 1, 'only the call that can be shown in full is asked');
+    assert.match(asked[0]!, /"command": "rm -rf ~"/);
+    assert.match(asked[0]!, /"text": "harmless .*"…\(900 chars\)…"/);
+    assert.ok(asked[0]!.length <= 4000);
+    assert.match(padded!, /^MCP_CALL_REFUSED: .*user chose decline/);
+    assert.match(many!, /^MCP_CALL_REFUSED: .*cannot be shown in full for approval \(more than [\d,]+ characters/);
   });
 
   it('refuses every such call for a client that cannot be asked', async () => {

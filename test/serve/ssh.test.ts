@@ -61,4 +61,21 @@ describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', f
     }
     await waitFor(() => !processAlive(remotePid), 10_000, 'the remote server to stop');
   });
+
+  // A remote server gets the remote login environment and its entry's env: nothing local.
+  it("passes neither the serve token nor a local variable to a remote server's environment", async () => {
+    const local = { BERRY_SERVE_TOKEN: 'serve-token-never-remote', BERRY_TEST_LOCAL_ONLY: 'local-only' };
+    const serve = await serveStdio(
+      ['--ssh', `${sshd.username}@${sshd.host}:${sshd.port}`, '--identity', sshd.identityFile, '--config', 'mcp.json', '--cwd', project],
+      { cwd: PROJECT_ROOT, env: { HOME: home, ...local } },
+    );
+    try {
+      const names = JSON.stringify([...Object.keys(local), REMOTE_ENV.name]);
+      const result = await run(serve.client, `return (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ${names} } })).structuredContent.env;`);
+      assert.equal(result.isError, undefined, texts(result).join('\n'));
+      assert.deepEqual(result.structuredContent?.['result'], { BERRY_SERVE_TOKEN: null, BERRY_TEST_LOCAL_ONLY: null, [REMOTE_ENV.name]: REMOTE_ENV.value });
+    } finally {
+      await serve.close();
+    }
+  });
 });
