@@ -11,10 +11,10 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { createHost } from '../src/index.js';
-import { ArgumentChecker } from '../src/bindings/argument-check.js';
-import { callOn } from '../src/bindings/call-operation.js';
-import { ObservedTypes } from '../src/bindings/observed-types/observer.js';
-import { mergeObservations, observeResult, type Observation } from '../src/bindings/observed-types/observation.js';
+import { ArgumentChecker } from '../src/mcp/operations/argument-check.js';
+import { callOn } from '../src/mcp/operations/call-operation.js';
+import { ObservedTypes } from '../src/mcp/catalog/observed-types/observer.js';
+import { mergeObservations, observeResult, type Observation } from '../src/mcp/catalog/observed-types/observation.js';
 import { typedServerPath } from '../test/fixtures/servers.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';

@@ -10,7 +10,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { createHost, type LocalMachine } from '../src/index.js';
-import { confineSpawnSpec, type SpawnSpec } from '../src/remote/index.js';
+import { confineSpawnSpec, type SpawnSpec } from '../src/machine/index.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { ScratchHomeMachine } from '../test/sandbox/helpers.js';
 import { missing, row, type Row } from './rows.js';

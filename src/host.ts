@@ -1,6 +1,6 @@
-import type { ApproveCall } from './bindings/approval.js';
-import type { ElicitationHandler } from './bindings/handlers.js';
-import { createMcpHost, type McpHost, type McpHostOptions } from './bindings/index.js';
+import type { ApproveCall } from './mcp/operations/approval.js';
+import type { ElicitationHandler } from './mcp/handlers.js';
+import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/index.js';
 import { runScript, type RunEntry, type RunProgress, type RunRecord } from './runtime/index.js';
 
 export interface RunOptions {

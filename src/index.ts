@@ -1,12 +1,12 @@
 export { createHost } from './host.js';
 export type { Host, HostOptions, RunOptions } from './host.js';
-export { ConnectionPool, createMcpHost } from './bindings/index.js';
-export type * from './bindings/contract.js';
-export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
-export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './bindings/approval.js';
-export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
+export { ConnectionPool, createMcpHost } from './mcp/index.js';
+export type * from './mcp/contract.js';
+export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './mcp/handlers.js';
+export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './mcp/operations/approval.js';
+export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './mcp/index.js';
 export type { AuthorizationUrlHandler } from './auth/index.js';
-export { LocalMachine, SshMachine } from './remote/index.js';
+export { LocalMachine, SshMachine } from './machine/index.js';
 export type {
   FileInfo,
   LifetimeEndEvent,
@@ -16,7 +16,7 @@ export type {
   ProcessExit,
   SpawnSpec,
   SshMachineOptions,
-} from './remote/index.js';
+} from './machine/index.js';
 export {
   BerryError,
   CallTimeoutError,
@@ -29,6 +29,6 @@ export {
   ServerStartError,
   TransportClosedError,
   isBerryError,
-} from './errors.js';
-export type { BerryErrorCode, SandboxUnavailableReason } from './errors.js';
+} from './common/errors.js';
+export type { BerryErrorCode, SandboxUnavailableReason } from './common/errors.js';
 export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';

@@ -6,8 +6,8 @@ import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.
 import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { ResolvedOAuthConfig } from '../config/index.js';
-import { BerryError } from '../errors.js';
-import type { Machine } from '../remote/index.js';
+import { BerryError } from '../common/errors.js';
+import type { Machine } from '../machine/index.js';
 
 export function isInteractive(config: ResolvedOAuthConfig | undefined): boolean {
   return config?.grant !== 'client_credentials';

@@ -4,7 +4,7 @@
  * from one authorization server is never taken for another's.
  */
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 
 /** What the redirect's `iss` parameter must be. */
 export interface IssuerExpectation {

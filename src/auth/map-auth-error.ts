@@ -5,7 +5,7 @@
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import { BerryError, isBerryError, OAuthEndpointError, type BerryErrorCode } from '../errors.js';
+import { BerryError, isBerryError, OAuthEndpointError, type BerryErrorCode } from '../common/errors.js';
 
 export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
   return new BerryError(

@@ -8,7 +8,7 @@
  * `instanceof Response`, which turned the server's OAuth error into "Raw body: [object Response]".
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CancelledError, OAuthEndpointError } from '../errors.js';
+import { CancelledError, OAuthEndpointError } from '../common/errors.js';
 
 /** An OAuth document or token response is a few KB; 1 MiB leaves room for any real one. */
 export const OAUTH_MAX_RESPONSE_BYTES = 1024 * 1024;

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 
 export const CALLBACK_PATH = '/callback';
 

@@ -7,7 +7,7 @@ import { refreshAuthorization, type OAuthClientProvider } from '@modelcontextpro
 import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isBerryError } from '../errors.js';
+import { isBerryError } from '../common/errors.js';
 import { checkMetadataIssuer } from './issuer-check.js';
 import type { SignInRecord, StoredTokens } from './token-store.js';
 

@@ -5,7 +5,7 @@
  * one retry; when no fresh token can be had, the 401 goes to the SDK, which starts a sign-in.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { isBerryError } from '../errors.js';
+import { isBerryError } from '../common/errors.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
 import type { StoredTokens } from './token-store.js';
 

@@ -3,7 +3,7 @@
  * dynamic registration names (reused, so the client need not register again), else a new one.
  */
 import type { ResolvedOAuthConfig } from '../config/index.js';
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 import { startRedirectListener, type RedirectListener } from './redirect-listener.js';
 
 /** `forgetClient` drops the stored registration when its port is taken (a new one is registered). */

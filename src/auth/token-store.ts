@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { Machine } from '../remote/index.js';
+import type { Machine } from '../machine/index.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { checkStorePath, TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 

@@ -1,4 +1,4 @@
-import type { ServerStatus } from '../bindings/index.js';
+import type { ServerStatus } from '../mcp/index.js';
 import { configuredNames, replaceConfigText, withServer } from '../config/index.js';
 import { UsageError } from './usage-error.js';
 import { json } from './blocks.js';

@@ -8,10 +8,10 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
-import { isBerryError } from '../errors.js';
-import { childEnv } from '../remote/child-env.js';
+import { isBerryError } from '../common/errors.js';
+import { childEnv } from '../machine/child-env.js';
 import { createHost, type Host } from '../host.js';
-import type { LogEvent } from '../bindings/index.js';
+import type { LogEvent } from '../mcp/index.js';
 import { createCliMachine } from './machine.js';
 
 export const AUTH_USAGE = `Usage: berry-mcp auth SERVER [--no-browser] [--timeout SECONDS]   sign in to an HTTP server

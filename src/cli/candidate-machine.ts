@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../remote/index.js';
+import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../machine/index.js';
 
 /**
  * The target machine as a host sees it while `add` checks a server: reading the config file gives

@@ -6,8 +6,8 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { ApprovalAnswer, ApproveCall } from '../bindings/approval.js';
-import { showApproval } from '../bindings/approval-view.js';
+import type { ApprovalAnswer, ApproveCall } from '../mcp/operations/approval.js';
+import { showApproval } from '../mcp/operations/approval-view.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /** The most the terminal question shows; a call whose arguments need more is declined unasked. */

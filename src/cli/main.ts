@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
-import type { LogEvent } from '../bindings/index.js';
-import { isBerryError, type BerryErrorCode } from '../errors.js';
+import type { LogEvent } from '../mcp/index.js';
+import { isBerryError, type BerryErrorCode } from '../common/errors.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs, UsageError, type CliArgs } from './args.js';
 import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';

@@ -1,4 +1,4 @@
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 import { configuredNames, replaceConfigText, withoutServer } from '../config/index.js';
 import { json } from './blocks.js';
 import { configFileOf } from './config-file.js';

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { LogEvent } from '../bindings/index.js';
+import type { LogEvent } from '../mcp/index.js';
 import { createHost, type Host } from '../host.js';
 import { generateToken, parseListen, RunService, serveHttp } from '../serve/index.js';
 import type { CliIo } from './context.js';

@@ -3,7 +3,7 @@
  * Fresh on every call (the host rereads on each operation); one bad entry never hides the others.
  */
 import * as posix from 'node:path/posix';
-import { ConfigError, isBerryError } from '../errors.js';
+import { ConfigError, isBerryError } from '../common/errors.js';
 import { configPathOrDefault, isHomeRelative, resolveMachinePath } from './config-path.js';
 import { variableNames } from './expand-env.js';
 import { formatJsonPath, memberPath } from './json-path.js';

@@ -3,7 +3,7 @@
  * a 1-based line and column and without the snippet of file text V8 sometimes quotes (the file may
  * hold credentials).
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../common/errors.js';
 import { scanJson, type DuplicateKey } from './json-scan.js';
 
 /** A key given twice in one object, with where its repetition and its first occurrence are. */

@@ -2,7 +2,7 @@
  * Per-server problems and the one ConfigError that reports them together, so a single round of
  * edits can fix an entry.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../common/errors.js';
 
 export interface Problem {
   /** Where the problem is, e.g. `$.mcpServers.docs.headers.Authorization`. */

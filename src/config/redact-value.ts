@@ -4,7 +4,7 @@
  * credentials (they share the environment a `${VAR}` came from) or its own. Every string and
  * every key, at any depth, goes through the config's redactor; only what changed is copied.
  */
-import { ProtocolError } from '../errors.js';
+import { ProtocolError } from '../common/errors.js';
 import { createRedactor, maskedInValues, secretsOfServers } from './redact.js';
 import type { ServerSlot } from './types.js';
 

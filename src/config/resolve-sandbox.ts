@@ -4,7 +4,7 @@
  * server's private home named.
  */
 import * as posix from 'node:path/posix';
-import { SANDBOX_HOMES_DIR, type SandboxBind, type SandboxPolicy } from '../remote/sandbox-policy.js';
+import { SANDBOX_HOMES_DIR, type SandboxBind, type SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
 import { resolveMachinePath } from './config-path.js';
 import { expandVars, type ExpandContext } from './expand-env.js';
 import { indexPath, memberPath } from './json-path.js';

@@ -2,11 +2,11 @@
  * From a validated entry to a resolved one: `${NAME}` expanded, paths made absolute, the URL
  * checked, and the fingerprint, secrets and display label computed.
  */
-import { EnvVarMissingError, type ConfigError } from '../errors.js';
+import { EnvVarMissingError, type ConfigError } from '../common/errors.js';
 import { resolveMachinePath } from './config-path.js';
 import { createExpandContext, expandVars, hasReference, type ExpandContext } from './expand-env.js';
 import { fingerprint, type CanonicalValue } from './fingerprint.js';
-import type { SandboxPolicy } from '../remote/sandbox-policy.js';
+import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
 import { indexPath, memberPath } from './json-path.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveSandbox } from './resolve-sandbox.js';

@@ -1,9 +1,9 @@
 /**
  * The public shapes of the config layer: what `loadConfig` takes and what it hands back.
  */
-import type { ConfigError, EnvVarMissingError } from '../errors.js';
-import type { Machine } from '../remote/machine.js';
-import type { SandboxPolicy } from '../remote/sandbox-policy.js';
+import type { ConfigError, EnvVarMissingError } from '../common/errors.js';
+import type { Machine } from '../machine/machine.js';
+import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
 
 export interface LoadConfigOptions {
   /** The machine that owns the file, the `${VAR}` values, the home directory and the servers. */

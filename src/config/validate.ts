@@ -2,7 +2,7 @@
  * The strict schema of the config file, hand-written: raw JSON in, a tagged union of entries as
  * written out (no `${VAR}` expanded yet), or a precise list of problems.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError } from '../common/errors.js';
 import { indexPath, isJsonObject, jsonTypeName, memberPath } from './json-path.js';
 import type { Problem } from './problems.js';
 import type { ToolFilter } from './types.js';

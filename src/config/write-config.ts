@@ -4,8 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as posix from 'node:path/posix';
-import { BerryError, isBerryError } from '../errors.js';
-import type { Machine } from '../remote/index.js';
+import { BerryError, isBerryError } from '../common/errors.js';
+import type { Machine } from '../machine/index.js';
 
 /** The file may hold secrets: only its owner reads it (a new file, and its folder if new). */
 const FILE_MODE = 0o600;

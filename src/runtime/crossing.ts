@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import type IsolatedVm from 'isolated-vm';
-import type { BerryErrorCode } from '../errors.js';
+import type { BerryErrorCode } from '../common/errors.js';
 import type { ErrorShape } from './bridge.js';
 import type { Ivm } from './load-ivm.js';
 

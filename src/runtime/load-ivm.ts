@@ -1,5 +1,5 @@
 import type IsolatedVm from 'isolated-vm';
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 
 export type Ivm = typeof IsolatedVm;
 

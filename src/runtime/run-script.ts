@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 import { ARGUMENT_REFUSED, HostBridge } from './bridge.js';
 import { CrossingGate, isolateRoom } from './crossing.js';
 import { MAX_JSON_DEPTH as MAX_RESULT_DEPTH, nestedDeeperThan } from './json-depth.js';

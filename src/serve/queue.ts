@@ -1,4 +1,4 @@
-import { BerryError } from '../errors.js';
+import { BerryError } from '../common/errors.js';
 
 interface Waiter {
   readonly grant: () => void;

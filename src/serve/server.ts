@@ -10,7 +10,7 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { isBerryError } from '../errors.js';
+import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
 import { approveThrough } from './confirm-writes.js';

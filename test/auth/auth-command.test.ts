@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT, startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { storedSecrets } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'src', 'bin.js');

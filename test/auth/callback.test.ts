@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { createHost, type Host } from '../../src/host.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { browser } from './helpers.js';
 
 describe('auth: the onAuthorizationUrl callback', function () {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const SECRET = 'cc-secret-Qm93xLw0';

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { setFault, testHosts } from './helpers.js';
 
 export interface FaultSuite {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { faultSuite } from './fault-suite.js';
 import { firstText } from './helpers.js';
 

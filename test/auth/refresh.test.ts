@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));

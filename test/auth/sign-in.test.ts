@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { firstText, storedSecrets, testHosts, type TestHost } from './helpers.js';
 
 describe('auth: sign-in against a real authorization server', function () {

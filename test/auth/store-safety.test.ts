@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TokenStore } from '../../src/auth/index.js';
-import { isBerryError } from '../../src/errors.js';
-import { LocalMachine, SshMachine, type Machine } from '../../src/remote/index.js';
+import { isBerryError } from '../../src/common/errors.js';
+import { LocalMachine, SshMachine, type Machine } from '../../src/machine/index.js';
 import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { startOAuthFixture, writeConfig } from '../fixtures/servers.js';
 import { testHosts } from './helpers.js';
 

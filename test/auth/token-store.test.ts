@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalMachine } from '../../src/remote/index.js';
+import { LocalMachine } from '../../src/machine/index.js';
 import { TokenStore, resolveTokenDir, withFileLock } from '../../src/auth/index.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 
 describe('auth/token-store and lock', () => {
   let tmp: ReturnType<typeof tempDir>;

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { everythingPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from '../bindings/helpers.js';
+import { faultEntry, tempDir } from '../mcp/helpers.js';
 import { runProcess, type CliResult } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { LAUNCHER, runProcess } from './helpers.js';
 
 // The pages whose commands must work as pasted from the repo root (docs/ssh.md needs a real host).

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { ElicitationParams } from '../../src/bindings/handlers.js';
+import type { ElicitationParams } from '../../src/mcp/handlers.js';
 import { createElicitationForm } from '../../src/cli/elicitation-form.js';
 import { PROJECT_ROOT, startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 

@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { everythingPath, FIXTURES_DIR, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { berry } from './helpers.js';
 
 describe('berry-mcp help and usage errors', function () {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { FIXTURES_DIR, PROJECT_ROOT } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { berry, runProcess } from './helpers.js';
 
 describe('the berry-mcp launcher (bin/berry-mcp)', function () {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
+import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { terminalSafe } from '../../src/cli/terminal-safe.js';
 import { PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from '../bindings/helpers.js';
+import { faultEntry, tempDir } from '../mcp/helpers.js';
 import { runProcess, type CliResult } from './helpers.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { configuredNames, withoutServer, withServer } from '../../src/config/index.js';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 
 const FILE = '/home/u/.config/berry/mcp.json';
 const ENTRY = { command: 'node', args: ['server.js', '/srv/my docs'], env: { ROOT: '${HOME}/x' } };

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError, EnvVarMissingError } from '../../src/errors.js';
+import { ConfigError, EnvVarMissingError } from '../../src/common/errors.js';
 import { createExpandContext, expandVars } from '../../src/config/expand-env.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, stdioOf } from './load-helpers.js';

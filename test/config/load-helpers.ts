@@ -2,7 +2,7 @@
  * Shortcuts for tests that write a config file and load it.
  */
 import assert from 'node:assert/strict';
-import { ConfigError as ConfigErrorClass, type ConfigError, type EnvVarMissingError } from '../../src/errors.js';
+import { ConfigError as ConfigErrorClass, type ConfigError, type EnvVarMissingError } from '../../src/common/errors.js';
 import { loadConfig } from '../../src/config/index.js';
 import type {
   LoadConfigOptions,

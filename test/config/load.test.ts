@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { BerryError, ConfigError } from '../../src/errors.js';
+import { BerryError, ConfigError } from '../../src/common/errors.js';
 import { DEFAULT_CONFIG_PATH, loadConfig } from '../../src/config/index.js';
 import { createTempTree, TempMachine, type TempTree } from './temp-machine.js';
 import { loadWith, stdioOf } from './load-helpers.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createValueRedactor } from '../../src/config/index.js';
 import type { ServerSlot } from '../../src/config/index.js';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { MAX_REDACTED_DEPTH } from '../../src/config/redact-value.js';
 import { maskedInValues } from '../../src/config/redact.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createRedactor, secretsOfServers } from '../../src/config/index.js';
 import { createHost, type Host } from '../../src/index.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { writeConfig } from '../fixtures/servers.js';
 
 describe('config/redact', () => {

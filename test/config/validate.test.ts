@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError } from '../../src/common/errors.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, slotOf, stdioOf } from './load-helpers.js';
 

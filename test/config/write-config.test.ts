@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceConfigText } from '../../src/config/index.js';
-import { isBerryError } from '../../src/errors.js';
-import { LocalMachine } from '../../src/remote/local-machine.js';
-import type { WriteFileOptions } from '../../src/remote/machine.js';
-import { tempDir } from '../bindings/helpers.js';
+import { isBerryError } from '../../src/common/errors.js';
+import { LocalMachine } from '../../src/machine/local-machine.js';
+import type { WriteFileOptions } from '../../src/machine/machine.js';
+import { tempDir } from '../mcp/helpers.js';
 
 /** A real local machine on which another editor saves the config right after our temp file is written. */
 class RacingMachine extends LocalMachine {

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
 import { everythingPath, filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
+import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 
 /** mocha runs with --expose-gc (.mocharc.json), so heap figures are after a full collection. */
 function collectGarbage(): void {

@@ -36,7 +36,7 @@ describe('loadIsolatedVm', () => {
     // A copy of the compiled loader with no node_modules above it: the real ERR_MODULE_NOT_FOUND path.
     const dir = mkdtempSync(join(tmpdir(), 'berry-ivm-'));
     try {
-      cpSync(join(distSrc, 'errors.js'), join(dir, 'src/errors.js'));
+      cpSync(join(distSrc, 'common/errors.js'), join(dir, 'src/common/errors.js'));
       cpSync(join(distSrc, 'runtime/load-ivm.js'), join(dir, 'src/runtime/load-ivm.js'));
       writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
       const probe =

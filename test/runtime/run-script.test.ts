@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isBerryError } from '../../src/errors.js';
+import { isBerryError } from '../../src/common/errors.js';
 import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
 import { nestedDeeperThan } from '../../src/runtime/run-script.js';
 

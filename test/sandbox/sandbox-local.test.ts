@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMcpHost, type ListResult, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type ListResult, type McpHost } from '../../src/mcp/index.js';
 import { runProcess } from '../cli/helpers.js';
 import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';

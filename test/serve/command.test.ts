@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { BIN, run, serveStdio } from './helpers.js';
 import { runProcess, type CliResult } from '../cli/helpers.js';
 

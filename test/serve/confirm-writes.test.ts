@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { run, serveStdio, texts, type StdioServe } from './helpers.js';
 
 // serve --confirm-writes: the approval hook asks the run's own client, through elicitation.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, startEverythingHttp, writeConfig, type PortFixture } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { run, serveHttp, texts, type HttpServe } from './helpers.js';
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { run, serveHttp, serveStdio, texts, type StdioServe } from './helpers.js';
 
 // Needs the host's elicitation wiring (createHost({ onElicitation })) from the interoperability work.

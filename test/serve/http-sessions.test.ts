@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHost } from '../../src/host.js';
 import { RunService, serveHttp } from '../../src/serve/index.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { writeConfig } from '../fixtures/servers.js';
 
 describe('serveHttp: sessions', function () {

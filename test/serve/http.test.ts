@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
+import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 import { run, serveHttp, texts, type HttpServe } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789';

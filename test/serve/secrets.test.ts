@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { echoServerPath, everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { run, serveHttp, serveStdio, texts, type HttpServe, type StdioServe } from './helpers.js';
 
 const TOKEN = 'serve-token-5f0c1e9a7b3d';

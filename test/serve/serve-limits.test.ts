@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../bindings/helpers.js';
+import { tempDir } from '../mcp/helpers.js';
 import { run, serveHttp, texts, type HttpServe } from './helpers.js';
 
 const TOKEN = 'limits-token';

@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { everythingPath, memoryPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../bindings/helpers.js';
+import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 import { run, serveStdio, texts, type StdioServe } from './helpers.js';
 
 describe('berry-mcp serve (stdio)', function () {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chownSync, copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { faultServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
-import { waitFor } from '../bindings/helpers.js';
+import { waitFor } from '../mcp/helpers.js';
 import { REMOTE_ENV, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
 import { run, serveStdio, texts } from './helpers.js';
 

@@ -1,0 +1,18 @@
+export {
+  BerryError,
+  CallTimeoutError,
+  CancelledError,
+  ConfigError,
+  EnvVarMissingError,
+  OAuthEndpointError,
+  ProtocolError,
+  SandboxUnavailableError,
+  ServerStartError,
+  TransportClosedError,
+  isBerryError,
+} from './errors.js';
+export type { BerryErrorCode, BerryErrorOptions, SandboxUnavailableReason } from './errors.js';
+export { onAbort } from './abort-listeners.js';
+export { settlesWithin } from './settles-within.js';
+export { SharedWork } from './shared-work.js';
+export { closestFirst, nameList } from './closest-names.js';

@@ -1,0 +1,139 @@
+/**
+ * What bubblewrap needs to know about a target machine, found once per machine lifetime (and
+ * PATH; a machine where bwrap is missing or refused is asked again after 30 s): where bwrap is, whether the kernel lets it create the namespaces, and the top level of
+ * the file system (mounted one entry at a time, so that /workspace can be created in the root).
+ */
+import { BerryError } from '../../common/errors.js';
+import type { Machine } from '../machine.js';
+import { abortable } from '../ssh/ssh-connection.js';
+
+export interface RootEntry {
+  /** Absolute path, e.g. `/usr`. */
+  readonly path: string;
+  readonly kind: 'dir' | 'link';
+  /** The link's target as stored (`usr/bin`), for `kind: 'link'`. */
+  readonly target?: string;
+}
+
+export interface SandboxFacts {
+  /** Absolute path of bwrap on the machine; undefined when it is not on PATH. */
+  readonly bwrap: string | undefined;
+  /** bwrap's own words when it could not create the PID/IPC/UTS namespaces; undefined when it could. */
+  readonly refused: string | undefined;
+  /** The same with a network namespace too (`network: false`). */
+  readonly netRefused: string | undefined;
+  readonly roots: readonly RootEntry[];
+  /** Which of the optional directories the layout uses exist (`/var/tmp`, `/run/systemd/resolve`). */
+  readonly present: ReadonlySet<string>;
+}
+
+/** The namespaces every confined server gets (the probe tries exactly these). */
+export const NAMESPACE_ARGS = ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'] as const;
+const PROBE_TIMEOUT_MS = 10_000;
+/** A machine without a usable bwrap is asked again after this long (someone may install it). */
+const NEGATIVE_TTL_MS = 30_000;
+const MAX_PROBE_OUTPUT = 64 * 1024;
+const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} --cap-drop ALL --die-with-parent`;
+
+// No user data in the script: it travels as an argument of `sh -c`. $1 is the server's PATH,
+// where bwrap is looked up; the probe's own tools come from the machine's PATH.
+const PROBE_SCRIPT = [
+  'b=$(PATH=$1; command -v bwrap 2>/dev/null) || b=',
+  `printf 'bwrap\\t%s\\n' "$b"`,
+  'for f in /* /.[!.]*; do',
+  `  if [ -L "$f" ]; then printf 'link\\t%s\\t%s\\n' "$f" "$(readlink "$f")"; elif [ -d "$f" ]; then printf 'dir\\t%s\\n' "$f"; fi`,
+  'done',
+  `for d in /var/tmp /run/systemd/resolve; do [ -d "$d" ] && printf 'has\\t%s\\n' "$d"; done`,
+  'if [ -n "$b" ]; then',
+  `  e=$("$b" ${TRY} true 2>&1 </dev/null); printf 'ns\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
+  `  e=$("$b" ${TRY} --unshare-net true 2>&1 </dev/null); printf 'net\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
+  'fi',
+].join('\n');
+
+interface Cache {
+  readonly lifetime: string;
+  readonly facts: Map<string, Promise<SandboxFacts>>;
+  /** Private homes already created in this lifetime. */
+  readonly homes: Set<string>;
+}
+
+const caches = new WeakMap<Machine, Cache>();
+
+/** The cache of the machine's current lifetime (a new SSH connection starts afresh). */
+async function cacheOf(machine: Machine, signal: AbortSignal | undefined): Promise<Cache> {
+  const lifetime = await machine.lifetime(signal);
+  let cache = caches.get(machine);
+  if (cache?.lifetime !== lifetime) {
+    cache = { lifetime, facts: new Map(), homes: new Set() };
+    caches.set(machine, cache);
+  }
+  return cache;
+}
+
+/** The facts for bwrap found on `path` (the PATH the server would get). Shared by concurrent starts. */
+export async function probeSandbox(machine: Machine, path: string, signal?: AbortSignal): Promise<SandboxFacts> {
+  const cache = await cacheOf(machine, signal);
+  let facts = cache.facts.get(path);
+  if (!facts) {
+    // Runs to the end under its own deadline: one caller's abort must not fail the others.
+    const probing = runProbe(machine, path);
+    facts = probing;
+    cache.facts.set(path, probing);
+    const forget = (): void => {
+      if (cache.facts.get(path) === probing) cache.facts.delete(path);
+    };
+    probing.then(
+      (found) => {
+        if (found.bwrap === undefined || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
+      },
+      forget,
+    );
+  }
+  return abortable(facts, signal);
+}
+
+/** Creates the private home once per lifetime (mode 0700: it holds the server's tokens). */
+export async function ensureHome(machine: Machine, home: string, signal?: AbortSignal): Promise<void> {
+  const cache = await cacheOf(machine, signal);
+  if (cache.homes.has(home)) return;
+  await machine.mkdir(home, 0o700, signal);
+  cache.homes.add(home);
+}
+
+async function runProbe(machine: Machine, path: string): Promise<SandboxFacts> {
+  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', path], env: {}, cwd: '/' });
+  child.stdin.on('error', () => {});
+  child.stdin.end();
+  child.stderr.resume();
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (output.length < MAX_PROBE_OUTPUT) output += chunk.toString('utf8');
+  });
+  const timer = setTimeout(() => child.killGroup('SIGKILL'), PROBE_TIMEOUT_MS);
+  timer.unref();
+  const exit = await child.exited.finally(() => clearTimeout(timer));
+  if (exit.code !== 0) {
+    const why = exit.error?.message ?? (exit.code === undefined ? `killed by ${exit.signal ?? 'a signal'}` : `exit code ${exit.code}`);
+    throw new BerryError('MCP_CONNECT_FAILED', `Cannot check for bubblewrap on ${machine.identity}: the probe failed (${why}).`);
+  }
+  return parseProbe(output);
+}
+
+/** Reads the probe's tab-separated lines. */
+export function parseProbe(output: string): SandboxFacts {
+  let bwrap: string | undefined;
+  let refused: string | undefined = 'bwrap was not run';
+  let netRefused: string | undefined = 'bwrap was not run';
+  const roots: RootEntry[] = [];
+  const present = new Set<string>();
+  for (const line of output.split('\n')) {
+    const [tag, first = '', second = ''] = line.split('\t');
+    if (tag === 'bwrap') bwrap = first.startsWith('/') ? first : undefined;
+    else if (tag === 'dir' && first.startsWith('/')) roots.push({ path: first, kind: 'dir' });
+    else if (tag === 'link' && first.startsWith('/') && second !== '') roots.push({ path: first, kind: 'link', target: second });
+    else if (tag === 'has') present.add(first);
+    else if (tag === 'ns') refused = first === '0' ? undefined : second.trim() || `bwrap exited with code ${first}`;
+    else if (tag === 'net') netRefused = first === '0' ? undefined : second.trim() || `bwrap exited with code ${first}`;
+  }
+  return { bwrap, refused, netRefused, roots, present };
+}

@@ -1,0 +1,131 @@
+/**
+ * One connection's live catalog: tools, prompts, resources and resource templates, each listed to
+ * the end on first use and cached until the server says the list changed.
+ */
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
+import { SharedWork } from '../../common/shared-work.js';
+
+export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
+
+interface Item {
+  readonly tools: Tool;
+  readonly prompts: Prompt;
+  readonly resources: Resource;
+  readonly resourceTemplates: ResourceTemplate;
+}
+
+/** The capability a server must declare for each list. */
+const CAPABILITY: Record<ListKind, 'tools' | 'prompts' | 'resources'> = {
+  tools: 'tools',
+  prompts: 'prompts',
+  resources: 'resources',
+  resourceTemplates: 'resources',
+};
+
+/** What the catalog needs from its connection: the client, and a request wrapper that maps errors. */
+export interface CatalogHost {
+  readonly client: Client;
+  /** Runs one request with the entry's timeout; failures become typed errors. */
+  send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  readonly config: { readonly name: string };
+}
+
+interface Entry<T> {
+  readonly work: SharedWork<Listing<T>>;
+  /** When the listing settled (ms since epoch), for "may be stale" checks. */
+  settledAt: number | undefined;
+}
+
+export class ServerCatalog {
+  readonly #host: CatalogHost;
+  readonly #entries = new Map<ListKind, Entry<unknown>>();
+  /** The settled tool list by name: the call hot path checks a name without awaiting. */
+  #toolIndex: Map<string, Tool> | undefined;
+
+  constructor(host: CatalogHost) {
+    this.#host = host;
+  }
+
+  /** True when the server declared the capability the list needs (tools are assumed). */
+  supports(kind: ListKind): boolean {
+    const capabilities = this.#host.client.getServerCapabilities();
+    if (kind === 'tools') return true;
+    return capabilities?.[CAPABILITY[kind]] !== undefined;
+  }
+
+  /** Forgets a list: the next use fetches it again (list_changed, or a suspected stale cache). */
+  invalidate(kind: ListKind): void {
+    this.#entries.delete(kind);
+    if (kind === 'tools') this.#toolIndex = undefined;
+    if (kind === 'resources') this.#entries.delete('resourceTemplates');
+  }
+
+  /** The tool named `name` from a settled listing; undefined when not listed yet or absent. */
+  toolNamed(name: string): Tool | undefined {
+    return this.#toolIndex?.get(name);
+  }
+
+  /** How old the cached list is, or undefined when none is cached yet. */
+  ageMs(kind: ListKind): number | undefined {
+    const settled = this.#entries.get(kind)?.settledAt;
+    return settled === undefined ? undefined : Date.now() - settled;
+  }
+
+  /** `server` names the entry asking, for its own cancellation (twins share the listing). */
+  list<K extends ListKind>(kind: K, signal?: AbortSignal, server = this.#host.config.name): Promise<Listing<Item[K]>> {
+    let entry = this.#entries.get(kind) as Entry<Item[K]> | undefined;
+    if (!entry || entry.work.abandoned) {
+      // Shared work runs under its own signal (the entry's timeout bounds each page); each caller's
+      // abort ends only its own wait, and the listing is abandoned only when every waiter has gone.
+      const work = new SharedWork((own) => this.#supportsOrEmpty(kind, own));
+      const created: Entry<Item[K]> = { work, settledAt: undefined };
+      entry = created;
+      this.#entries.set(kind, created as Entry<unknown>);
+      work.promise.then(
+        (listing) => {
+          created.settledAt = Date.now();
+          if (kind === 'tools' && this.#entries.get(kind) === (created as Entry<unknown>)) {
+            this.#toolIndex = new Map((listing.items as Tool[]).map((tool) => [tool.name, tool]));
+          }
+        },
+        () => {
+          if (this.#entries.get(kind) === (created as Entry<unknown>)) this.#entries.delete(kind);
+        },
+      );
+    }
+    return entry.work.join(signal, `Listing ${kind} of server "${server}"`);
+  }
+
+  async #supportsOrEmpty<K extends ListKind>(kind: K, signal: AbortSignal): Promise<Listing<Item[K]>> {
+    if (!this.supports(kind)) return { items: [], truncated: false };
+    return listAllPages(
+      (cursor) => this.#page(kind, cursor, signal) as Promise<Page<Item[K]>>,
+      (item) => ('uriTemplate' in item ? item.uriTemplate : 'uri' in item ? item.uri : item.name) as string,
+    );
+  }
+
+  async #page(kind: ListKind, cursor: string | undefined, signal: AbortSignal): Promise<Page<unknown>> {
+    const params = cursor === undefined ? {} : { cursor };
+    const client = this.#host.client;
+    switch (kind) {
+      case 'tools': {
+        const r = await this.#host.send('tools/list', (o) => client.listTools(params, o), signal);
+        return { items: r.tools, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'prompts': {
+        const r = await this.#host.send('prompts/list', (o) => client.listPrompts(params, o), signal);
+        return { items: r.prompts, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'resources': {
+        const r = await this.#host.send('resources/list', (o) => client.listResources(params, o), signal);
+        return { items: r.resources, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+      case 'resourceTemplates': {
+        const r = await this.#host.send('resources/templates/list', (o) => client.listResourceTemplates(params, o), signal);
+        return { items: r.resourceTemplates, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
+      }
+    }
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * Servers' `elicitation/create` requests: declared as a client capability and answered by the
+ * `onElicitation` of the call that caused it, else the embedder's; declined (never left hanging)
+ * when there is no handler, it fails, or the request cannot be attributed.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../handlers.js';
+import type { LogSink } from '../log.js';
+import type { RequestOwners } from '../connection/request-owners.js';
+
+/** Form mode with the schema's defaults applied to accepted answers, and URL mode. */
+export const ELICITATION_CAPABILITIES = {
+  elicitation: { form: { applyDefaults: true }, url: {} },
+} as const satisfies ClientCapabilities;
+
+const ACTIONS: ReadonlySet<unknown> = new Set(['accept', 'decline', 'cancel']);
+
+export interface ElicitationWiring {
+  readonly server: string;
+  readonly handler: ElicitationHandler | undefined;
+  readonly log: LogSink;
+}
+
+/**
+ * Routes the client's `elicitation/create` requests to the handler of the caller whose request
+ * caused it (see RequestOwners); one that cannot be attributed is declined.
+ */
+export function installElicitation(client: Client, transport: Transport, server: string, owners: RequestOwners, log: LogSink): void {
+  owners.track(transport);
+  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+    // Looked up at once: the relation is dropped when the answer is sent.
+    const owner = owners.ownerOf(extra.requestId);
+    if (owner === 'unattributed') {
+      const why = 'calls of several callers were in flight on the connection and the request named none of them';
+      return Promise.resolve(decline(request.params, { server, log }, why));
+    }
+    return answerElicitation(request.params, { server, handler: owner.handler, log }, extra.signal);
+  });
+}
+
+/** One answer for one request: the handler's, with defaults applied, or a logged decline. */
+export async function answerElicitation(
+  params: ElicitationParams,
+  wiring: ElicitationWiring,
+  signal: AbortSignal,
+): Promise<ElicitationResult> {
+  const { server, handler } = wiring;
+  if (!handler) return decline(params, wiring, 'no elicitation handler');
+  let result: ElicitationResult;
+  try {
+    result = await handler(params, { server, signal });
+  } catch (error) {
+    return decline(params, wiring, `the handler failed: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+  }
+  if (typeof result !== 'object' || result === null || !ACTIONS.has(result.action)) {
+    return decline(params, wiring, 'the handler answered neither accept, decline nor cancel');
+  }
+  if (result.action !== 'accept' || params.mode === 'url') return { action: result.action };
+  return { action: 'accept', content: withDefaults(params.requestedSchema, result.content) };
+}
+
+function decline(params: ElicitationParams, { server, log }: Pick<ElicitationWiring, 'server' | 'log'>, why: string): ElicitationResult {
+  log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(params.message)}` });
+  return { action: 'decline' };
+}
+
+type Content = NonNullable<ElicitationResult['content']>;
+
+/** The answer with every property the person left out filled from the requested schema's default. */
+export function withDefaults(
+  schema: { readonly properties: Readonly<Record<string, unknown>> },
+  content: Content | undefined,
+): Content {
+  const filled: Content = { ...content };
+  for (const [name, property] of Object.entries(schema.properties)) {
+    if (Object.hasOwn(filled, name) || typeof property !== 'object' || property === null) continue;
+    if (!Object.hasOwn(property, 'default')) continue;
+    const value = (property as { default?: unknown }).default;
+    if (isContentValue(value)) filled[name] = value;
+  }
+  return filled;
+}
+
+function isContentValue(value: unknown): value is Content[string] {
+  if (Array.isArray(value)) return value.every((item) => typeof item === 'string');
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}

@@ -1,0 +1,155 @@
+/**
+ * Task-augmented tool calls (MCP tasks, protocol 2025-11-25): a tool whose
+ * `execution.taskSupport` is `required` or `optional` is called with a `task` param, its status is
+ * polled at the server's `pollInterval`, progress and status messages reach `onProgress`, and the
+ * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
+ * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
+ */
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
+import { onAbort } from '../../common/abort-listeners.js';
+import type { CallOptions, ServerConnection } from '../connection/connection.js';
+
+/** Bounds on the server's poll interval: never a busy loop, never a nap past a short task. */
+const MIN_POLL_MS = 20;
+const MAX_POLL_MS = 5000;
+const DEFAULT_POLL_MS = 500;
+/** tasks/cancel is best effort: it must not hold up the caller's rejection for long. */
+const CANCEL_TIMEOUT_MS = 2000;
+
+type Status = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
+
+/** True when the call must go through tasks: the tool asks for it and the server can run tasks. */
+export async function callToolAsTask(
+  connection: ServerConnection,
+  tool: string,
+  args: Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<CallToolResult> {
+  const { config, client } = connection;
+  const timeoutMs = config.timeoutMs;
+  const server = options.server ?? config.name;
+  const label = `Task call of "${tool}" on server "${server}"`;
+  const ac = new AbortController();
+  const forget = options.signal ? onAbort(options.signal, () => ac.abort(new CancelledError(`${label} was cancelled.`))) : undefined;
+  if (options.signal?.aborted) ac.abort(new CancelledError(`${label} was cancelled.`));
+  const deadline = setTimeout(
+    () => ac.abort(new CallTimeoutError(`${label} did not finish within its ${timeoutMs / 1000} s timeout (the whole task); it was cancelled. Raise "timeout" for this server in mcp.json for longer tasks.`, timeoutMs)),
+    timeoutMs,
+  );
+  deadline.unref();
+  const remaining = (started: number): number => Math.max(1, started + timeoutMs - Date.now());
+  const started = Date.now();
+  let taskId: string | undefined;
+  let finished = false;
+  // Status messages ride on the last real progress (or count status changes when there is none).
+  let last: { progress: number; total?: number | undefined } = { progress: 0 };
+  const report = (message: string | undefined, progress?: number, total?: number): void => {
+    last = progress === undefined ? { progress: last.total === undefined ? last.progress + 1 : last.progress, total: last.total } : { progress, total };
+    options.onProgress?.({
+      server,
+      tool,
+      progress: last.progress,
+      ...(last.total === undefined ? {} : { total: last.total }),
+      ...(message === undefined ? {} : { message }),
+    });
+  };
+  // The SDK never removes the abort listener it adds to a request's signal: one short-lived child
+  // signal per request keeps a long poll from piling listeners on the call's signal.
+  // The task's requests (tasks/result carries its elicitations) belong to the call's caller.
+  const owned = <T>(request: () => T): T => connection.owners.as(options.onElicitation, request);
+  const scoped = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
+    const child = new AbortController();
+    if (ac.signal.aborted) child.abort(ac.signal.reason);
+    const unlink = onAbort(ac.signal, () => child.abort(ac.signal.reason));
+    try {
+      return await run(child.signal);
+    } finally {
+      unlink();
+    }
+  };
+  try {
+    const created = await scoped((signal) => connection.send(
+      `tools/call "${tool}" (task)`,
+      (o) =>
+        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
+          ...o,
+          timeout: remaining(started),
+          task: {},
+          onprogress: (p) => report(p.message, p.progress, p.total),
+        })),
+      signal,
+      server,
+    ));
+    taskId = created.task.taskId;
+    let task = created.task;
+    let lastMessage: string | undefined;
+    for (;;) {
+      if (task.statusMessage !== undefined && task.statusMessage !== lastMessage) {
+        lastMessage = task.statusMessage;
+        report(lastMessage);
+      }
+      const status = task.status as Status;
+      if (status === 'completed' || status === 'failed' || status === 'input_required') break;
+      if (status === 'cancelled') throw new BerryError('MCP_PROTOCOL_ERROR', `${label}: the server cancelled the task (${task.statusMessage ?? 'no reason given'}).`);
+      await sleep(clamp(task.pollInterval ?? DEFAULT_POLL_MS), ac.signal);
+      const id = taskId;
+      task = await scoped((signal) => connection.send(
+        `tasks/get "${tool}"`,
+        (o) => owned(() => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) })),
+        signal,
+        server,
+      ));
+    }
+    // tasks/result blocks until the task is terminal (input_required: the server's requests come first).
+    const id = taskId;
+    const result = await scoped((signal) => connection.send(
+      `tasks/result "${tool}"`,
+      (o) => owned(() => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) })),
+      signal,
+      server,
+    ));
+    finished = true;
+    return result as CallToolResult;
+  } catch (error) {
+    if (taskId !== undefined && !finished && ac.signal.aborted) sendCancel(connection, taskId);
+    throw error;
+  } finally {
+    clearTimeout(deadline);
+    forget?.();
+    releaseProgressHandler(connection, taskId);
+  }
+}
+
+function clamp(ms: number): number {
+  return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, ms));
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      forget();
+      resolve();
+    }, ms);
+    const forget = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}
+
+/** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */
+function sendCancel(connection: ServerConnection, taskId: string): void {
+  if (connection.dead) return;
+  void connection.client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
+}
+
+/**
+ * SDK 1.32.2 keeps a task call's progress handler after the CreateTaskResult (progress may follow)
+ * and only its receiving side ever removes it: drop it ourselves once the task is over.
+ */
+function releaseProgressHandler(connection: ServerConnection, taskId: string | undefined): void {
+  const client = connection.client as unknown as { _cleanupTaskProgressHandler?: (id: string) => void };
+  if (taskId !== undefined) client._cleanupTaskProgressHandler?.(taskId);
+}
