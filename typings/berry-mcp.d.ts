@@ -207,7 +207,7 @@ declare namespace BerryMcp {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // The contract: requests and results of the three operations
+  // The contract: requests and results of the five operations (list, describe, call, read, prompt)
 
   interface ListRequest {
     /** Restrict discovery to this server. */

@@ -1,14 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type { CrossingGate } from './crossing.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.js';
-import type { HostCallContext, HostFunction, HostProgress, RunProgress, RunScriptOptions } from './types.js';
-
-/** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
-export interface ErrorShape {
-  readonly name: string;
-  readonly message: string;
-  readonly code?: string;
-}
+import type { ErrorShape, HostCallContext, HostFunction, HostProgress, RunProgress, RunScriptOptions } from './types.js';
 
 const noProgress = (): void => {};
 

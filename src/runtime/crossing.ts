@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import type IsolatedVm from 'isolated-vm';
 import type { BerryErrorCode } from '../common/errors.js';
-import type { ErrorShape } from './bridge.js';
+import type { ErrorShape } from './types.js';
 import type { Ivm } from './load-ivm.js';
 
 /**

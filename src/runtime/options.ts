@@ -1,11 +1,10 @@
+import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 import type { HostFunction, RunScriptOptions } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
 export const DEFAULT_MEMORY_LIMIT_MB = 128;
 export const DEFAULT_OUTPUT_LIMIT_BYTES = 1_048_576;
 export const DEFAULT_FILENAME = 'script.js';
-/** 4 MiB: the same default as the host's own cap for library callers. */
-export const DEFAULT_MAX_ARGUMENT_BYTES = 4_194_304;
 export const DEFAULT_MAX_CONCURRENT_CALLS = 64;
 
 /** isolated-vm refuses less. */

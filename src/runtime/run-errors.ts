@@ -40,7 +40,7 @@ export function unexpectedEnd(): RunError {
   return { name: 'Error', message: 'The script ended without settling its main function (did it close the wrapper with "})"?).', code: 'SCRIPT_ERROR' };
 }
 
-/** What the bootstrap reports for a thrown value: see describe() in bootstrap.ts. */
+/** What the bootstrap reports for a thrown value: see describe() in finish-source.ts. */
 interface ThrownShape {
   readonly name?: unknown;
   readonly message?: unknown;

@@ -14,8 +14,6 @@ import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, t
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
 import { countParkedIsolate } from './parked.js';
 
-export { nestedDeeperThan } from './json-depth.js';
-
 type Outcome =
   | { readonly ok: true; readonly hasResult: boolean; readonly result?: unknown }
   /** limit: set when the runtime ended the run itself, as opposed to the script failing. */

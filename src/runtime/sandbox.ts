@@ -1,5 +1,6 @@
 import type IsolatedVm from 'isolated-vm';
-import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, FINISH_GLOBAL, type BootstrapConfig } from './bootstrap.js';
+import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, type BootstrapConfig } from './bootstrap.js';
+import { FINISH_GLOBAL } from './finish-source.js';
 import type { HostBridge } from './bridge.js';
 import { toCrossing } from './crossing.js';
 import type { Ivm } from './load-ivm.js';

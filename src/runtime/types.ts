@@ -23,6 +23,13 @@ export interface RunProgress {
   readonly message?: string;
 }
 
+/** How a host error crosses into the sandbox: no stack, no cause, nothing but these strings. */
+export interface ErrorShape {
+  readonly name: string;
+  readonly message: string;
+  readonly code?: string;
+}
+
 /** What a host function receives besides its arguments. */
 export interface HostCallContext {
   /** Aborted when the run ends (done, error, timeout, abort) while this call is still running. */

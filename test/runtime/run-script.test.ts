@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isBerryError } from '../../src/common/errors.js';
 import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
-import { nestedDeeperThan } from '../../src/runtime/run-script.js';
+import { nestedDeeperThan } from '../../src/runtime/json-depth.js';
 
 const echo: HostFunction = async (args) => args;
 const run = (code: string, options: Partial<RunScriptOptions> = {}): Promise<RunRecord> =>

@@ -62,7 +62,7 @@ describe('berry-mcp serve --confirm-writes', function () {
       `const out = [];
       const attempts = [
         { text: 'harmless '.repeat(100), command: 'rm -rf ~' },
-        Object.fromEntries([...Array.from({ length: 1000 }, (_, i) => ['k' + i, i]), ['command', 'rm -rf ~']]),
+        Object.fromEntries([...Array.from({ length: 1000 }, (_, i) => ['k' + i, i]), ['text', 'x'], ['command', 'rm -rf ~']]),
       ];
       for (const args of attempts) {
         try { await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: args }); out.push('sent'); }

@@ -80,8 +80,7 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
   return { server, tool, arguments: args as Record<string, unknown> };
 }
 
-/** Default cap on one call's serialized arguments. */
-export const DEFAULT_MAX_ARGUMENT_BYTES = 4 * 1024 * 1024;
+export { DEFAULT_MAX_ARGUMENT_BYTES } from '../../common/argument-limit.js';
 
 /**
  * Serializes `args` once, before anything is sent: arguments that cannot become JSON (cycles,

@@ -1,10 +1,10 @@
 /**
- * The in-isolate half of a host call, spliced into BOOTSTRAP_SOURCE (see bootstrap.ts, whose rules
+ * The bootstrap's tools fragment, the in-isolate half of a host call (see bootstrap.ts, whose rules
  * it follows): it installs the frozen global `tools`. It uses the bootstrap's captured builtins
  * (G, defineProperty, freeze, capture, stringify, parse, Err, TypeErr, RangeErr, messageOf), its
  * `config` and the `hostCall` Reference.
  */
-export const HOST_CALLS_SOURCE = String.raw`const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
+export const TOOLS_SOURCE = String.raw`const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
 // A long answer arrives as an ExternalCopy (see toCrossing in crossing.ts): copied here, inside a
 // synchronous call, one that does not fit ends the run instead of aborting the host process.
 const take = (copy) => { try { return copy.copy(); } finally { copy.release(); } };
