@@ -1,11 +1,8 @@
-import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
 import { OPTIONS, type OptionName, type OptionSpec } from './options.js';
-import type { CliArgs, OptionValue } from './cli-args.js';
+import type { NumberRule } from './number-flags.js';
 import { didYouMean } from './suggest.js';
-import { UsageError } from './usage-error.js';
-
-export type { CliArgs, OptionValue } from './cli-args.js';
-export { UsageError } from './usage-error.js';
+import { UsageError, type CliArgs, type OptionValue } from './usage.js';
 
 export type ParsedArgs =
   | CliArgs
@@ -77,23 +74,19 @@ function tokenize(argv: readonly string[]): { values: Partial<Record<OptionName,
   return { values, positionals };
 }
 
-function numberFlag(flag: string, value: OptionValue | undefined, command: CommandName, min: number, max: number, unit: string): number | undefined {
-  if (typeof value !== 'string') return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw new UsageError(`${flag} needs a number of ${unit} from ${min} to ${max}, got "${value}"`, command);
+/** The number flags given, read by the command's own rules in their order. */
+function numbers(command: CommandName, spec: CommandSpec, values: Partial<Record<OptionName, OptionValue>>): Partial<Record<OptionName, number>> {
+  const read: Partial<Record<OptionName, number>> = {};
+  for (const [name, rule] of Object.entries(spec.numbers ?? {}) as [OptionName, NumberRule][]) {
+    const value = values[name];
+    if (typeof value !== 'string') continue;
+    try {
+      read[name] = rule(value, `--${name}`);
+    } catch (error) {
+      throw error instanceof UsageError ? new UsageError(error.message, command) : error;
+    }
   }
-  return n;
-}
-
-/** The runtime's own bounds: a timer can wait at most 2^31-1 ms; isolated-vm needs 8 MB. */
-const MAX_TIMEOUT_SECONDS = 2_147_483;
-const MIN_MEMORY_MB = 8;
-const MAX_MEMORY_MB = 65_536;
-
-function wholeNumber(flag: string, n: number | undefined, command: CommandName): number | undefined {
-  if (n !== undefined && !Number.isInteger(n)) throw new UsageError(`${flag} needs a whole number of MB, got ${n}`, command);
-  return n;
+  return read;
 }
 
 function str(value: OptionValue | undefined): string | undefined {
@@ -124,20 +117,20 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   if (values.help) return { help: true, command };
   if (values.version) return { version: true };
   if (command === undefined) throw new UsageError('missing command');
-  const entry: CommandSpec | RawCommandSpec = COMMANDS[command];
-  // main hands a self-parsing command its arguments when it comes first; anywhere else it is a mistake.
-  if (isRawCommand(entry)) throw new UsageError(`put ${command} first: berry-mcp ${entry.usage}`, command);
-  const spec = entry;
+  const spec: CommandSpec = COMMANDS[command];
   for (const option of Object.keys(values) as OptionName[]) {
     if (!spec.options.includes(option)) throw new UsageError(`${command} does not take --${option}`, command);
   }
   const [min, max] = spec.arity;
+  if ((rest.length < min || rest.length > max) && spec.arityError) throw new UsageError(spec.arityError(rest), command);
   if (rest.length < min) throw new UsageError(`${command} needs ${spec.usage.split(' ').slice(1, 1 + min).join(' ')}`, command);
   if (rest.length > max) throw new UsageError(`${command} takes at most ${max} argument(s), got ${rest.length}: ${rest.join(' ')}`, command);
+  const read = numbers(command, spec, values);
   return {
     command,
     positionals: rest,
     values,
+    numbers: read,
     config: str(values.config),
     cwd: str(values.cwd),
     ssh: str(values.ssh),
@@ -145,8 +138,8 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
     acceptHostKey: values['accept-host-key'] === true,
     json: values.json === true,
     verbose: values.verbose === true,
-    timeoutSeconds: numberFlag('--timeout', values.timeout, command, 0.001, MAX_TIMEOUT_SECONDS, 'seconds'),
-    memoryMb: wholeNumber('--memory', numberFlag('--memory', values.memory, command, MIN_MEMORY_MB, MAX_MEMORY_MB, 'MB'), command),
+    timeoutSeconds: read.timeout,
+    memoryMb: read.memory,
     out: str(values.out),
     output: str(values.output),
     refresh: values.refresh === true,

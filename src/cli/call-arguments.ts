@@ -1,4 +1,4 @@
-import { UsageError } from './usage-error.js';
+import { UsageError } from './usage.js';
 import { didYouMean } from './suggest.js';
 
 type Schema = Record<string, unknown>;

@@ -1,4 +1,5 @@
-import type { CommandHandler, RawCommandHandler } from './context.js';
+import type { CommandHandler } from './context.js';
+import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, type NumberRule } from './number-flags.js';
 import { HOST_OPTIONS, type OptionName } from './options.js';
 
 export interface CommandSpec {
@@ -10,31 +11,24 @@ export interface CommandSpec {
   readonly details: string;
   /** Minimum and maximum number of positional arguments. */
   readonly arity: readonly [number, number];
-  /** Flags the command accepts besides --help. */
+  /** The message for a wrong number of arguments, where the general one does not fit. */
+  readonly arityError?: (positionals: readonly string[]) => string;
+  /** Flags the command accepts (help lists them in this order). */
   readonly options: readonly OptionName[];
+  /** How the command reads its number flags, checked in this order (see number-flags.ts). */
+  readonly numbers?: Readonly<Partial<Record<OptionName, NumberRule>>>;
+  /** A flag's help line for this command where options.ts's general one does not fit. */
+  readonly optionHelp?: Readonly<Partial<Record<OptionName, string>>>;
   /** Imported only when the command runs, so `--help` and light commands start fast. */
   readonly load: () => Promise<CommandHandler>;
 }
 
-/**
- * A command with its own argument parser: main hands it everything after its name, and
- * `berry-mcp help NAME` becomes `NAME --help`.
- */
-export interface RawCommandSpec {
-  readonly usage: string;
-  readonly summary: string;
-  readonly loadRaw: () => Promise<RawCommandHandler>;
-}
-
-export function isRawCommand(spec: CommandSpec | RawCommandSpec): spec is RawCommandSpec {
-  return 'loadRaw' in spec;
-}
+/** serve speaks MCP on stdout itself: no --json. */
+const SERVE_HOST_OPTIONS = HOST_OPTIONS.filter((o) => o !== 'json');
 
 /**
- * Adding a command is one entry here plus its own `<name>-command.ts`: a CommandSpec (the table
- * parses its flags, declared in options.ts) or a RawCommandSpec (it parses its own), e.g.
- *   serve: { usage: 'serve [--http [HOST:]PORT]', summary: 'code mode as an MCP server',
- *            loadRaw: async () => (await import('./serve-command.js')).serveCommand },
+ * Adding a command is one entry here (its flags are declared in options.ts) plus its own
+ * `commands/<name>-command.ts`, a CommandHandler.
  */
 export const COMMANDS = {
   list: {
@@ -43,7 +37,7 @@ export const COMMANDS = {
     details: 'Connects to every enabled server (or only SERVER) and lists its tools. Servers that fail are\nshown with their error code, and a summary line ends the list.',
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'refresh', 'help'],
-    load: async () => (await import('./list-command.js')).listCommand,
+    load: async () => (await import('./commands/list-command.js')).listCommand,
   },
   describe: {
     usage: 'describe SERVER [TOOL]',
@@ -51,7 +45,7 @@ export const COMMANDS = {
     details: "With TOOL: the tool's description, input and output schema. Without: the server's info,\ninstructions and every tool's signature.",
     arity: [1, 2],
     options: [...HOST_OPTIONS, 'schemas', 'help'],
-    load: async () => (await import('./describe-command.js')).describeCommand,
+    load: async () => (await import('./commands/describe-command.js')).describeCommand,
   },
   call: {
     usage: 'call SERVER TOOL [JSON | key=value ...]',
@@ -60,7 +54,7 @@ export const COMMANDS = {
       'Arguments are one JSON object, or key=value pairs typed by the tool\'s input schema: numbers and\nbooleans where the schema says so, JSON for objects and arrays, text otherwise.\n  berry-mcp call everything echo message=hi\n  berry-mcp call everything get-sum a=1 b=2\n  berry-mcp call everything echo \'{"message":"hi"}\'\nImages are written to --out (default: a new folder under the temp dir) and their paths printed.',
     arity: [2, Infinity],
     options: [...HOST_OPTIONS, 'out', 'confirm-writes', 'help'],
-    load: async () => (await import('./call-command.js')).callCommand,
+    load: async () => (await import('./commands/call-command.js')).callCommand,
   },
   read: {
     usage: 'read SERVER URI',
@@ -69,7 +63,7 @@ export const COMMANDS = {
     arity: [2, 2],
     options: [...HOST_OPTIONS, 'out', 'help'],
     load: async () => {
-      const { readCommand } = await import('./read-command.js');
+      const { readCommand } = await import('./commands/read-command.js');
       return async ({ args, io, signal, host }) => readCommand(await host(), args.positionals, { json: args.json, out: args.out }, io, signal);
     },
   },
@@ -80,7 +74,7 @@ export const COMMANDS = {
     arity: [2, Infinity],
     options: [...HOST_OPTIONS, 'help'],
     load: async () => {
-      const { promptCommand } = await import('./prompt-command.js');
+      const { promptCommand } = await import('./commands/prompt-command.js');
       return async ({ args, io, signal, host }) => promptCommand(await host(), args.positionals, { json: args.json }, io, signal);
     },
   },
@@ -88,10 +82,11 @@ export const COMMANDS = {
     usage: 'run FILE|-',
     summary: 'run a script in the sandbox (stdin when -)',
     details:
-      'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, text(), image() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
+      'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, tools.mcp_read, tools.mcp_prompt, text(), image() and\nconsole. text() and logs print as they happen; each call in flight shows its own progress line on\na terminal. The return value prints last.',
     arity: [1, 1],
     options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
-    load: async () => (await import('./run-command.js')).runCommand,
+    numbers: { timeout: RUN_TIMEOUT, memory: RUN_MEMORY },
+    load: async () => (await import('./commands/run-command.js')).runCommand,
   },
   typings: {
     usage: 'typings [SERVER] [-o FILE]',
@@ -99,7 +94,7 @@ export const COMMANDS = {
     details: 'Writes TypeScript declarations for every connected server\'s tools, for editors and for models\nwriting scripts. Servers in error are named in a comment.',
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'output', 'help'],
-    load: async () => (await import('./typings-command.js')).typingsCommand,
+    load: async () => (await import('./commands/typings-command.js')).typingsCommand,
   },
   add: {
     usage: 'add NAME (URL | -- COMMAND [ARG ...])',
@@ -108,7 +103,7 @@ export const COMMANDS = {
       'Builds the entry, checks it as list would (starts the server, lists its tools) and only then\nwrites it at the end of mcpServers, leaving the rest of the file as it is (temp file + rename).\nA server that fails the check is not saved (exit 2). Words after -- are the command as your shell\nsplit them; a single word with blanks is split like a shell would (quotes, backslashes), nothing\nexpanded. --cwd is the server\'s working directory. Write secrets as ${VAR}: they are expanded from\nthe target machine\'s environment when the server starts.\n  berry-mcp add fs -- npx -y @modelcontextprotocol/server-filesystem "/srv/my docs"\n  berry-mcp add fs -- "npx -y @modelcontextprotocol/server-filesystem \'/srv/my docs\'"\n  berry-mcp add docs https://example.com/mcp --header \'Authorization=Bearer ${DOCS_TOKEN}\'',
     arity: [1, Infinity],
     options: [...HOST_OPTIONS, 'env', 'header', 'disabled', 'no-check', 'replace', 'help'],
-    load: async () => (await import('./add-command.js')).addCommand,
+    load: async () => (await import('./commands/add-command.js')).addCommand,
   },
   remove: {
     usage: 'remove NAME',
@@ -116,7 +111,7 @@ export const COMMANDS = {
     details: 'Cuts the entry NAME out of mcpServers and leaves every other byte of the file as it was\n(temp file + rename). Stored OAuth tokens stay: `berry-mcp auth NAME --logout` first removes them.',
     arity: [1, 1],
     options: [...HOST_OPTIONS, 'help'],
-    load: async () => (await import('./remove-command.js')).removeCommand,
+    load: async () => (await import('./commands/remove-command.js')).removeCommand,
   },
   check: {
     usage: 'check [SERVER]',
@@ -124,18 +119,55 @@ export const COMMANDS = {
     details: 'Like list --refresh: dials each enabled server (or only SERVER), never answering from a saved\ncatalog, and prints the same report. Exit status 2 when any checked server is in error or needs\nsign-in, so it fits scripts and CI.',
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'help'],
-    load: async () => (await import('./check-command.js')).checkCommand,
+    load: async () => (await import('./commands/check-command.js')).checkCommand,
   },
   auth: {
     usage: 'auth SERVER [--no-browser | --logout]',
-    summary: 'sign in to (or out of) an HTTP server that needs OAuth (berry-mcp auth --help)',
-    loadRaw: async () => (await import('./auth-command.js')).authCommand,
+    summary: 'sign in to (or out of) an HTTP server that needs OAuth',
+    details:
+      'Opens the browser at the server\'s sign-in page (or prints the URL with --no-browser) and waits\nfor the redirect on a loopback port of this machine; the tokens are stored for later commands.\n--logout removes them instead. With --ssh the browser and the redirect listener stay here;\nrequests and token files are the remote machine\'s.\n  berry-mcp auth docs\n  berry-mcp auth docs --logout',
+    arity: [1, 1],
+    arityError: (positionals) => `"auth" takes 1 argument (the server name), got ${positionals.length}`,
+    options: [...HOST_OPTIONS, 'no-browser', 'logout', 'timeout', 'help'],
+    numbers: { timeout: positive },
+    optionHelp: { timeout: 'how long to wait for the sign-in (default 300)' },
+    load: async () => (await import('./commands/auth-command.js')).authCommand,
   },
   serve: {
     usage: 'serve [--http [HOST:]PORT]',
-    summary: 'code mode as an MCP server (berry-mcp serve --help for its options)',
-    loadRaw: async () => (await import('./serve-command.js')).serveCommand,
+    summary: 'code mode as an MCP server (one tool: run)',
+    details:
+      'Speaks MCP over stdio (stdout carries only the MCP stream), or Streamable HTTP at /mcp with\n--http, where every request needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed\nat start). Its one tool, run, runs a script as `berry-mcp run` does, against the configured\nservers. It exits when the client closes its stdin, or on SIGINT/SIGTERM.\n  berry-mcp serve --config ~/.config/berry/mcp.json\n  berry-mcp serve --http 8080',
+    arity: [0, 0],
+    arityError: (positionals) => `"serve" takes no arguments, got ${positionals.map((p) => `"${p}"`).join(' ')}`,
+    options: [
+      ...SERVE_HOST_OPTIONS,
+      'http',
+      'allow-origin',
+      'max-concurrency',
+      'max-queued-runs',
+      'max-sessions',
+      'timeout',
+      'memory',
+      'output-limit',
+      'confirm-writes',
+      'help',
+    ],
+    numbers: {
+      'max-concurrency': positiveWhole,
+      'max-queued-runs': positiveWhole,
+      'max-sessions': positiveWhole,
+      timeout: positive,
+      memory: positive,
+      'output-limit': bytesAtLeast(1024),
+    },
+    optionHelp: {
+      timeout: "a run's default and maximum wall-clock limit (default 300)",
+      memory: 'isolate memory limit of each run (default 128)',
+      'confirm-writes': "ask the client's user (elicitation) before each call to a tool that may write; refused when the client cannot be asked",
+    },
+    load: async () => (await import('./commands/serve-command.js')).serveCommand,
   },
-} as const satisfies Record<string, CommandSpec | RawCommandSpec>;
+} as const satisfies Record<string, CommandSpec>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -1,6 +1,6 @@
 import { resolveConfigPath } from '../config/index.js';
 import type { Machine } from '../machine/index.js';
-import type { CliArgs } from './cli-args.js';
+import type { CliArgs } from './usage.js';
 import type { CliIo } from './context.js';
 import { resolveCwd } from './machine.js';
 

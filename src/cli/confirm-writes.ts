@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { ApprovalAnswer, ApproveCall } from '../mcp/operations/approval.js';
 import { showApproval } from '../mcp/operations/approval-view.js';
-import { terminalSafe } from './terminal-safe.js';
+import { terminalSafe } from './output/terminal-safe.js';
 
 /** The most the terminal question shows; a call whose arguments need more is declined unasked. */
 export const TERMINAL_APPROVAL_MAX_CHARS = 8000;

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Host, HostOptions } from '../host.js';
-import type { CliArgs } from './cli-args.js';
+import type { CliArgs } from './usage.js';
 
 export interface CliIo {
   readonly stdin: Readable & { isTTY?: boolean };
@@ -23,6 +23,3 @@ export interface CommandContext {
 }
 
 export type CommandHandler = (ctx: CommandContext) => Promise<number>;
-
-/** A command that parses its own arguments (and answers its own --help): gets what follows its name. */
-export type RawCommandHandler = (argv: readonly string[], io: CliIo) => Promise<number>;

@@ -178,7 +178,6 @@ function enumOptions(schema: Record<string, unknown>): string[] | undefined {
 
 /** Server text on a terminal: no control characters (escape sequences), one line. */
 function clean(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text
     .replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b./g, '')
     .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')

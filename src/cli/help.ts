@@ -1,18 +1,18 @@
-import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
 import { HOST_OPTIONS, OPTIONS, optionSynopsis, type OptionName } from './options.js';
-import { table } from './render.js';
+import { table } from './output/render.js';
 
 const EXIT = `Exit status: 0 success; 1 the script failed or a tool returned isError; 2 bad usage, bad config,
 or a server that could not be reached.`;
 
-function optionRows(names: readonly OptionName[]): string[][] {
-  return names.map((name) => [optionSynopsis(name), OPTIONS[name].help]);
+function optionRows(names: readonly OptionName[], spec?: CommandSpec): string[][] {
+  return names.map((name) => [optionSynopsis(name), spec?.optionHelp?.[name] ?? OPTIONS[name].help]);
 }
 
 /** `berry-mcp help`: every command, then the options they share. */
 export function overviewHelp(): string {
   const commands = table(
-    Object.values(COMMANDS as Record<string, CommandSpec | RawCommandSpec>).map((spec) => [`berry-mcp ${spec.usage}`, spec.summary]),
+    Object.values(COMMANDS as Record<string, CommandSpec>).map((spec) => [`berry-mcp ${spec.usage}`, spec.summary]),
     '  ',
   );
   return [
@@ -28,16 +28,14 @@ export function overviewHelp(): string {
   ].join('\n');
 }
 
-/** `berry-mcp help COMMAND` and `berry-mcp COMMAND -h` (a self-parsing command prints its own). */
+/** `berry-mcp help COMMAND` and `berry-mcp COMMAND -h`. */
 export function commandHelp(name: CommandName): string {
-  const entry: CommandSpec | RawCommandSpec = COMMANDS[name];
-  if (isRawCommand(entry)) return `Usage: berry-mcp ${entry.usage}\n\n${entry.summary}. Run \`berry-mcp ${name} --help\` for its options.`;
-  const spec = entry;
+  const spec: CommandSpec = COMMANDS[name];
   const own = spec.options.filter((o) => !HOST_OPTIONS.includes(o) && o !== 'help');
   const shared = spec.options.filter((o) => HOST_OPTIONS.includes(o) || o === 'help');
   const lines = [`Usage: berry-mcp ${spec.usage}`, '', spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1) + '.', '', spec.details];
-  if (own.length > 0) lines.push('', 'Options:', table(optionRows(own), '  '));
-  if (shared.length > 0) lines.push('', own.length > 0 ? 'Common options:' : 'Options:', table(optionRows(shared), '  '));
+  if (own.length > 0) lines.push('', 'Options:', table(optionRows(own, spec), '  '));
+  if (shared.length > 0) lines.push('', own.length > 0 ? 'Common options:' : 'Options:', table(optionRows(shared, spec), '  '));
   lines.push('', EXIT);
   return lines.join('\n');
 }

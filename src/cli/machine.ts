@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import type { Machine } from '../machine/index.js';
 // Not the remote face: it loads the MCP transports and ssh2, which a local run does not need.
 import { LocalMachine } from '../machine/local-machine.js';
-import type { CliArgs } from './cli-args.js';
-import { UsageError } from './usage-error.js';
+import type { CliArgs } from './usage.js';
+import { UsageError } from './usage.js';
 
 export interface SshTarget {
   readonly username: string | undefined;

@@ -2,12 +2,13 @@ import type { Writable } from 'node:stream';
 import type { LogEvent } from '../mcp/index.js';
 import { isBerryError, type BerryErrorCode } from '../common/errors.js';
 import type { Host, HostOptions } from '../host.js';
-import { parseCliArgs, UsageError, type CliArgs } from './args.js';
-import { COMMANDS, isRawCommand, type CommandName, type CommandSpec, type RawCommandSpec } from './commands.js';
+import { parseCliArgs } from './args.js';
+import { COMMANDS, type CommandName } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';
-import { terminalSafe } from './terminal-safe.js';
-import { cliWording, serverHint } from './wording.js';
+import { terminalSafe } from './output/terminal-safe.js';
+import { cliWording, serverHint } from './output/wording.js';
+import { UsageError, type CliArgs } from './usage.js';
 
 export type { CliIo } from './context.js';
 
@@ -32,8 +33,6 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
 
 /** Runs one berry-mcp command; resolves to the exit status. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const raw = rawCommand(argv);
-  if (raw !== undefined) return raw.handler(raw.argv, io);
   let args: CliArgs;
   try {
     const parsed = parseCliArgs(argv);
@@ -63,7 +62,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     host: (extra) => (host ??= createCliHost(args, io, abort.signal, extra)),
   };
   try {
-    const handler = await (COMMANDS[args.command as CommandName] as CommandSpec).load();
+    const handler = await COMMANDS[args.command as CommandName].load();
     return await handler(ctx);
   } catch (error) {
     return await reportError(error, args, io, host);
@@ -72,16 +71,6 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     process.off('SIGTERM', onSignal);
     await host?.then((h) => h.close(), () => undefined);
   }
-}
-
-/** `serve …` or `help serve` for a command that parses its own arguments. */
-function rawCommand(argv: readonly string[]): { handler: (argv: readonly string[], io: CliIo) => Promise<number>; argv: readonly string[] } | undefined {
-  const help = argv[0] === 'help';
-  const name = help ? argv[1] : argv[0];
-  if (name === undefined || !Object.hasOwn(COMMANDS, name)) return undefined;
-  const spec: CommandSpec | RawCommandSpec = COMMANDS[name as keyof typeof COMMANDS];
-  if (!isRawCommand(spec)) return undefined;
-  return { handler: async (rest, io) => (await spec.loadRaw())(rest, io), argv: help ? ['--help'] : argv.slice(1) };
 }
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
@@ -145,7 +134,7 @@ async function reportError(error: unknown, args: CliArgs, io: CliIo, host: Promi
 }
 
 /** "Did you mean" for a server or tool name the person typed, from the config and catalog as they are now. */
-async function hint(error: { code: BerryErrorCode; message: string }, args: CliArgs, host: Promise<Host> | undefined): Promise<string> {
+async function hint(error: { code: BerryErrorCode }, args: CliArgs, host: Promise<Host> | undefined): Promise<string> {
   const [server, tool] = args.positionals;
   if (host === undefined || server === undefined || args.command === 'run') return '';
   try {
@@ -153,8 +142,8 @@ async function hint(error: { code: BerryErrorCode; message: string }, args: CliA
       const loaded = await (await host).readConfig();
       return serverHint(server, loaded.servers.map((s) => s.name));
     }
-    // The message lists what exists (closest first); a person also gets one "did you mean".
-    if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined && !/did you mean/i.test(error.message)) {
+    // The message lists what exists (closest first, never a "did you mean"); a person also gets one.
+    if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined) {
       // The listed tools, after the entry's filter: a hint never names a filtered tool.
       const listed = (await (await host).list({ server })).servers[0];
       return serverHint(tool, listed?.status === 'connected' ? listed.tools.map((t) => t.name) : []);

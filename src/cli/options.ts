@@ -1,4 +1,4 @@
-/** Every flag the CLI knows. A command accepts the ones its table entry lists (plus --help). */
+/** Every flag the CLI knows. A command accepts the ones its table entry lists. */
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';
   readonly short?: string;
@@ -32,6 +32,19 @@ export const OPTIONS = {
   disabled: { type: 'boolean', help: 'save the entry with "enabled": false (it is still checked first)' },
   'no-check': { type: 'boolean', help: 'save without starting the server and listing its tools' },
   replace: { type: 'boolean', help: 'overwrite an entry of the same name (in its place in the file)' },
+  // serve
+  http: { type: 'string', arg: '[HOST:]PORT', help: 'serve Streamable HTTP at /mcp instead of stdio (host default 127.0.0.1)' },
+  'allow-origin': { type: 'string', arg: 'ORIGIN', multiple: true, help: 'allow browser requests from this Origin too (repeatable; loopback is allowed)' },
+  'max-concurrency': { type: 'string', arg: 'N', help: 'runs executing at once; the rest queue, each client in turn (default 4)' },
+  'max-queued-runs': { type: 'string', arg: 'N', help: 'runs one client may have waiting; more are refused SERVE_QUEUE_FULL (default 8)' },
+  'max-sessions': { type: 'string', arg: 'N', help: 'HTTP sessions at once; a new one evicts the oldest idle one, else 503 (default 16)' },
+  'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 1048576)' },
+  // auth
+  'no-browser': {
+    type: 'boolean',
+    help: 'print the sign-in URL, then read the address the browser went to (http://127.0.0.1:PORT/callback?...) from stdin',
+  },
+  logout: { type: 'boolean', help: "remove the server's stored tokens instead of signing in" },
   help: { type: 'boolean', short: 'h', help: 'show help for the command' },
   version: { type: 'boolean', help: 'print the version' },
 } as const satisfies Record<string, OptionSpec>;

@@ -3,9 +3,9 @@
  * HTTP entry, the words after `--` a stdio entry.
  */
 import { resolve } from 'node:path';
-import type { CliArgs } from './cli-args.js';
-import { UsageError } from './usage-error.js';
-import { commandWords } from './split-command.js';
+import type { CliArgs } from './usage.js';
+import { UsageError } from './usage.js';
+import { commandWords } from './shell-words.js';
 
 export interface NewEntry {
   readonly kind: 'stdio' | 'http';

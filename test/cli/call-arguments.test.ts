@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { UsageError } from '../../src/cli/args.js';
+import { UsageError } from '../../src/cli/usage.js';
 import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../../src/cli/call-arguments.js';
 import { closest } from '../../src/cli/suggest.js';
 
@@ -76,7 +76,7 @@ describe('closest names', () => {
 
 describe('CLI wording', () => {
   it('names the flags a person typed instead of library options', async () => {
-    const { cliWording } = await import('../../src/cli/wording.js');
+    const { cliWording } = await import('../../src/cli/output/wording.js');
     assert.equal(
       cliWording('The script did not finish within its time limit of 1500 ms (timeoutMs), time awaiting tools included. Do less in one run, or raise the limit.'),
       'The script did not finish within its time limit of 1.5 s (--timeout), time awaiting tools included. Do less in one run, or raise it.',

@@ -107,7 +107,6 @@ describe('CLI elicitation form', function () {
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         out += chunk;
         // readline on a terminal follows its prompt with cursor moves.
-        // eslint-disable-next-line no-control-regex
         if (/(: |\] )(\u001b\[[0-9;]*[A-Za-z])*$/.test(chunk) && answers.length > 0) {
           setTimeout(() => child.stdin.write(`${answers.shift()}\r`), 20);
         }

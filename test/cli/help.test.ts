@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { everythingPath, FIXTURES_DIR, writeConfig } from '../fixtures/servers.js';
+import { everythingPath, FIXTURES_DIR, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { tempDir } from '../mcp/helpers.js';
 import { berry } from './helpers.js';
 
@@ -26,6 +26,15 @@ describe('berry-mcp help and usage errors', function () {
     const run = await berry(['help', 'run'], { cwd });
     assert.match(run.stdout, /--timeout SECONDS/);
     assert.match(run.stdout, /--memory MB/);
+  });
+
+  it('help run names every function a script gets on `tools` (the typings are the list)', async () => {
+    const typings = readFileSync(join(PROJECT_ROOT, 'typings', 'berry-mcp.d.ts'), 'utf8');
+    const block = /\binterface Tools \{([\s\S]*?)\n {2}\}/.exec(typings)?.[1] ?? '';
+    const names = new Set([...block.matchAll(/^ {4}(mcp_\w+)[<(]/gm)].map((m) => m[1]!));
+    assert.ok(names.size >= 5, `found ${[...names].join(', ')}`);
+    const run = await berry(['help', 'run'], { cwd });
+    for (const name of names) assert.match(run.stdout, new RegExp(`tools\\.${name}\\b`), name);
   });
 
   it('a usage error is one line and points at the command help, with "did you mean"', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { ProgressLines } from '../../src/cli/progress.js';
+import { ProgressLines } from '../../src/cli/output/progress.js';
 
 /** A terminal stand-in: collects what is written; isTTY as given. */
 function terminal(isTTY: boolean): Writable & { isTTY: boolean; columns: number; text: () => string } {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { terminalSafe } from '../../src/cli/terminal-safe.js';
+import { terminalSafe } from '../../src/cli/output/terminal-safe.js';
 import { PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
 import { faultEntry, tempDir } from '../mcp/helpers.js';
 import { runProcess, type CliResult } from './helpers.js';

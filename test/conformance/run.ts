@@ -57,7 +57,6 @@ function runScenario(scenario: string, outDir: string): Promise<Outcome> {
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return new Promise((resolve) => {
     child.on('close', (code) => {
-      // eslint-disable-next-line no-control-regex
       const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
       const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
       const failed = counts ? Number(counts[3]) : -1;

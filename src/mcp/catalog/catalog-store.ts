@@ -24,8 +24,8 @@ export interface SavedCatalog {
   readonly tools: Tool[];
 }
 
-/** The little file IO the store needs, so tests and other machines can supply their own. */
-export interface CatalogFiles {
+/** The little file IO the store needs, through the Machine. */
+interface CatalogFiles {
   read(path: string, signal?: AbortSignal): Promise<string | undefined>;
   /** Replaces `path` atomically, creating its folder (mode 0700) and the file (mode 0600). */
   write(path: string, data: string): Promise<void>;
@@ -36,8 +36,8 @@ export class CatalogStore {
   readonly #files: CatalogFiles;
 
   /** `dir` may start with `~/` (the machine's home); default `$XDG_CACHE_HOME/berry/catalogs` or `~/.cache/berry/catalogs`. */
-  constructor(machine: Machine, dir?: string, files: CatalogFiles = machineFiles(machine)) {
-    this.#files = files;
+  constructor(machine: Machine, dir?: string) {
+    this.#files = machineFiles(machine);
     this.#dir = resolveDir(machine, dir);
     this.#dir.catch(() => {});
   }
@@ -96,7 +96,7 @@ async function resolveDir(machine: Machine, dir: string | undefined): Promise<st
 }
 
 /** Reads with the machine's readFile; writes a temp file (0600, in a 0700 folder) and renames it over the target. */
-export function machineFiles(machine: Machine): CatalogFiles {
+function machineFiles(machine: Machine): CatalogFiles {
   return {
     read: (path, signal) => machine.readFile(path, signal),
     // Through the Machine's own file calls (fs locally, SFTP over SSH): no `sh` to start per write.

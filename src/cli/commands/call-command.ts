@@ -1,8 +1,8 @@
-import { ImageWriter, json, renderBlocks } from './blocks.js';
-import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from './call-arguments.js';
-import type { CommandHandler } from './context.js';
-import { ProgressLines } from './progress.js';
-import { callBlocks } from './render.js';
+import { ImageWriter, json, renderBlocks } from '../output/blocks.js';
+import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../call-arguments.js';
+import type { CommandHandler } from '../context.js';
+import { ProgressLines } from '../output/progress.js';
+import { callBlocks } from '../output/render.js';
 
 export const callCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const [server, tool, ...words] = args.positionals as [string, string, ...string[]];

@@ -1,6 +1,6 @@
-import type { CommandHandler } from './context.js';
-import { json } from './blocks.js';
-import { renderDescribe } from './render.js';
+import type { CommandHandler } from '../context.js';
+import { json } from '../output/blocks.js';
+import { renderDescribe } from '../output/render.js';
 
 export const describeCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const [server, tool] = args.positionals as [string, string | undefined];

@@ -1,11 +1,11 @@
-import { BerryError } from '../common/errors.js';
-import { configuredNames, replaceConfigText, withoutServer } from '../config/index.js';
-import { json } from './blocks.js';
-import { configFileOf } from './config-file.js';
-import type { CommandHandler } from './context.js';
-import { createCliMachine } from './machine.js';
-import { terminalSafe } from './terminal-safe.js';
-import { serverHint } from './wording.js';
+import { BerryError } from '../../common/errors.js';
+import { configuredNames, replaceConfigText, withoutServer } from '../../config/index.js';
+import { json } from '../output/blocks.js';
+import { configFileOf } from '../config-file.js';
+import type { CommandHandler } from '../context.js';
+import { createCliMachine } from '../machine.js';
+import { terminalSafe } from '../output/terminal-safe.js';
+import { serverHint } from '../output/wording.js';
 
 /** `berry-mcp remove NAME`: cuts the entry out of the file; every other byte stays. */
 export const removeCommand: CommandHandler = async ({ args, io, signal }) => {

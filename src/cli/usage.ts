@@ -1,7 +1,19 @@
 import type { OptionName } from './options.js';
 
-// The parsed command line as handlers see it. A leaf: command files import it without reaching
-// the command table (which imports every command), so the CLI has no import cycle.
+// What every CLI file may need from the command line: the parsed arguments and the usage error.
+// A leaf (options.ts imports nothing): command files import it without reaching the command
+// table, which loads every command, so the CLI has no import cycle.
+
+/** Bad usage: one line, then "see `berry-mcp help COMMAND`". */
+export class UsageError extends Error {
+  /** The command whose help to point at (a CommandName). */
+  readonly command: string | undefined;
+  constructor(message: string, command?: string) {
+    super(message);
+    this.name = 'UsageError';
+    this.command = command;
+  }
+}
 
 export type OptionValue = string | boolean | readonly string[];
 
@@ -11,6 +23,8 @@ export interface CliArgs {
   readonly positionals: readonly string[];
   /** Every flag given, by long name; check with the command's own option list. */
   readonly values: Readonly<Partial<Record<OptionName, OptionValue>>>;
+  /** The number flags given, checked by the rules of the command's table entry. */
+  readonly numbers: Readonly<Partial<Record<OptionName, number>>>;
   readonly config: string | undefined;
   readonly cwd: string | undefined;
   readonly ssh: string | undefined;

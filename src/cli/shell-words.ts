@@ -3,7 +3,7 @@
  * words the way a POSIX shell would, but with nothing run and nothing expanded. Several words
  * after `--` were already split by the person's shell and are taken as they are.
  */
-import { UsageError } from './usage-error.js';
+import { UsageError } from './usage.js';
 
 /**
  * Splits `line` into words: blanks (space, tab, newline) separate words; `'…'` keeps everything

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CommandHandler } from './context.js';
+import type { CommandHandler } from '../context.js';
 
 export const typingsCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const [server] = args.positionals;

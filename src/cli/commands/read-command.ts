@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
-import type { Host } from '../host.js';
+import type { Host } from '../../host.js';
 
 export interface ResourceCommandIo {
   readonly stdout: Writable;

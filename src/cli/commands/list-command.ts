@@ -1,6 +1,6 @@
-import type { CommandHandler } from './context.js';
-import { json } from './blocks.js';
-import { renderList } from './render.js';
+import type { CommandHandler } from '../context.js';
+import { json } from '../output/blocks.js';
+import { renderList } from '../output/render.js';
 
 export const listCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const [server] = args.positionals;

@@ -1,6 +1,6 @@
-import type { CommandHandler } from './context.js';
-import { json } from './blocks.js';
-import { renderList } from './render.js';
+import type { CommandHandler } from '../context.js';
+import { json } from '../output/blocks.js';
+import { renderList } from '../output/render.js';
 
 /** `berry-mcp check [SERVER]`: list, always dialing; exit 2 when a checked server failed. */
 export const checkCommand: CommandHandler = async ({ args, io, signal, host }) => {

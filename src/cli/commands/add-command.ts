@@ -1,15 +1,15 @@
-import type { ServerStatus } from '../mcp/index.js';
-import { configuredNames, replaceConfigText, withServer } from '../config/index.js';
-import { UsageError } from './usage-error.js';
-import { json } from './blocks.js';
-import { CandidateMachine } from './candidate-machine.js';
-import { configFileOf } from './config-file.js';
-import type { CommandContext, CommandHandler } from './context.js';
-import { createCliMachine } from './machine.js';
-import { renderList } from './render.js';
-import { secretLiteralWarnings } from './secret-literals.js';
-import { terminalSafe } from './terminal-safe.js';
-import { newEntry } from './server-entry.js';
+import type { ServerStatus } from '../../mcp/index.js';
+import { configuredNames, replaceConfigText, withServer } from '../../config/index.js';
+import { UsageError } from '../usage.js';
+import { json } from '../output/blocks.js';
+import { CandidateMachine } from '../candidate-machine.js';
+import { configFileOf } from '../config-file.js';
+import type { CommandContext, CommandHandler } from '../context.js';
+import { createCliMachine } from '../machine.js';
+import { renderList } from '../output/render.js';
+import { secretLiteralWarnings } from '../secret-literals.js';
+import { terminalSafe } from '../output/terminal-safe.js';
+import { newEntry } from '../server-entry.js';
 
 /**
  * `berry-mcp add NAME (URL | -- COMMAND …)`: builds the entry, checks that the server starts and

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { UsageError } from './usage-error.js';
-import { ImageWriter, json, readStream } from './blocks.js';
-import type { CommandHandler } from './context.js';
-import { ProgressLines } from './progress.js';
-import type { RunEntry, RunError } from '../runtime/index.js';
-import { terminalSafe } from './terminal-safe.js';
-import { cliWording } from './wording.js';
+import { UsageError } from '../usage.js';
+import { ImageWriter, json, readStream } from '../output/blocks.js';
+import type { CommandHandler } from '../context.js';
+import { ProgressLines } from '../output/progress.js';
+import type { RunEntry, RunError } from '../../runtime/index.js';
+import { terminalSafe } from '../output/terminal-safe.js';
+import { cliWording } from '../output/wording.js';
 
 export const runCommand: CommandHandler = async ({ args, io, signal, host }) => {
   const file = args.positionals[0]!;

@@ -1,7 +1,7 @@
 /** `berry-mcp prompt SERVER NAME [JSON | key=value ...]`: a prompt's messages, filled in. */
 import type { Writable } from 'node:stream';
-import type { Host } from '../host.js';
-import { UsageError } from './usage-error.js';
+import type { Host } from '../../host.js';
+import { UsageError } from '../usage.js';
 
 export async function promptCommand(
   host: Host,

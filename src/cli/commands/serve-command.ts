@@ -1,0 +1,126 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { LogEvent } from '../../mcp/index.js';
+import { createHost, type Host } from '../../host.js';
+import { generateToken, parseListen, RunService, serveHttp } from '../../serve/index.js';
+import type { CommandHandler } from '../context.js';
+import { createCliMachine, resolveCwd } from '../machine.js';
+import { UsageError, type CliArgs } from '../usage.js';
+
+interface ServeArgs {
+  readonly http?: { host: string; port: number };
+  readonly allowOrigins: readonly string[];
+  readonly maxConcurrency: number;
+  readonly maxQueuedRuns?: number;
+  readonly maxSessions?: number;
+}
+
+/** The flags only serve reads (the table has checked each one's syntax and numbers). */
+function serveArgs(args: CliArgs): ServeArgs {
+  const { numbers, values } = args;
+  const http = typeof values.http === 'string' ? values.http : undefined;
+  if (numbers['max-sessions'] !== undefined && http === undefined) throw new UsageError('--max-sessions needs --http', 'serve');
+  const allowOrigins = (values['allow-origin'] as readonly string[] | undefined) ?? [];
+  if (allowOrigins.length > 0 && http === undefined) throw new UsageError('--allow-origin needs --http', 'serve');
+  let listen;
+  try {
+    listen = http === undefined ? undefined : parseListen(http);
+  } catch (error) {
+    throw new UsageError((error as Error).message, 'serve');
+  }
+  return {
+    ...(listen === undefined ? {} : { http: listen }),
+    allowOrigins,
+    maxConcurrency: numbers['max-concurrency'] ?? 4,
+    ...(numbers['max-queued-runs'] === undefined ? {} : { maxQueuedRuns: numbers['max-queued-runs'] }),
+    ...(numbers['max-sessions'] === undefined ? {} : { maxSessions: numbers['max-sessions'] }),
+  };
+}
+
+/** `berry-mcp serve …`: resolves to the exit status when the client goes (or on SIGINT/SIGTERM). */
+export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
+  const serve = serveArgs(args);
+  const say = (line: string): void => {
+    io.stderr.write(`berry-mcp serve: ${line}\n`);
+  };
+  // Read once, then gone from this process's environment (the servers it starts never inherit it either).
+  const givenToken = process.env['BERRY_SERVE_TOKEN'];
+  delete process.env['BERRY_SERVE_TOKEN'];
+  let host: Host;
+  let service: RunService;
+  try {
+    const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
+    const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
+    host = createHost({
+      machine,
+      ...(cwd === undefined ? {} : { cwd }),
+      ...(args.config === undefined ? {} : { configPath: args.config }),
+      ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
+    });
+    service = new RunService({
+      host,
+      maxConcurrency: serve.maxConcurrency,
+      ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
+      confirmWrites: args.confirmWrites,
+      ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
+      ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
+      ...(args.numbers['output-limit'] === undefined ? {} : { outputLimitBytes: args.numbers['output-limit'] }),
+      ...(args.verbose ? { onWarning: say } : {}),
+    });
+  } catch (error) {
+    say((error as Error).message);
+    return 2;
+  }
+
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  // main turns SIGINT and SIGTERM into this signal.
+  if (signal.aborted) stop();
+  else signal.addEventListener('abort', stop, { once: true });
+  try {
+    if (serve.http) {
+      const token = givenToken || generateToken();
+      let serving;
+      try {
+        serving = await serveHttp(service, {
+          listen: serve.http,
+          token,
+          allowOrigins: [...serve.allowOrigins],
+          ...(serve.maxSessions === undefined ? {} : { maxSessions: serve.maxSessions }),
+        });
+      } catch (error) {
+        say(`cannot listen on ${serve.http.host}:${serve.http.port}: ${(error as Error).message}`);
+        return 2;
+      }
+      say(`listening on ${serving.url}`);
+      if (!isLoopbackHost(serve.http.host)) say(`${serve.http.host} is reachable from other machines: anyone with the token can run code here`);
+      if (!givenToken) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${token}`);
+      await stopped;
+      await serving.close();
+    } else {
+      const transport = new StdioServerTransport(io.stdin, io.stdout);
+      // The client closing our stdin (or our stdout breaking) is the end of the session.
+      io.stdin.on('end', stop);
+      io.stdin.on('close', stop);
+      io.stdout.on('error', stop);
+      const server = await service.connect(transport);
+      server.onclose = chain(server.onclose, stop);
+      await stopped;
+    }
+    return 0;
+  } finally {
+    signal.removeEventListener('abort', stop);
+    await service.close();
+    await host.close();
+  }
+};
+
+function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
+}
