@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 

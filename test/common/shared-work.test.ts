@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
-import { childPidsOf, processAlive, writeConfig } from '../fixtures/servers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { childPidsOf, processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 import { SharedWork } from '../../src/common/shared-work.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 
 const abortAfter = (ms: number): AbortSignal => {
   const ac = new AbortController();

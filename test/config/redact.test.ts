@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createRedactor, secretsOfServers } from '../../src/config/index.js';
 import { createHost, type Host } from '../../src/index.js';
-import { tempDir } from '../mcp/helpers.js';
-import { writeConfig } from '../fixtures/servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('config/redact', () => {
   it('replaces every occurrence of every secret with ***', () => {

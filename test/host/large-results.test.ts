@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
-import { FIXTURES_DIR, filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { filesystemPath, FIXTURES_DIR } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const MB = 1024 * 1024;
 

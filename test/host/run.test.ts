@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
-import { everythingPath, filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 /** mocha runs with --expose-gc (.mocharc.json), so heap figures are after a full collection. */
 function collectGarbage(): void {

@@ -7,8 +7,10 @@ import { createHost, type Host } from '../../src/host.js';
 import type { LogEvent } from '../../src/mcp/log.js';
 import { ArgumentChecker, dialectsFor } from '../../src/mcp/operations/argument-check.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, typedServerPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, typedServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('arguments checked against inputSchema before sending', function () {
   this.timeout(60_000);

@@ -3,8 +3,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { ServerStartError, isBerryError } from '../../src/common/errors.js';
-import { childPidsOf, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
+import { faultEntry, whoami } from '../support/fixture-servers.js';
+import { childPidsOf, processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('faults of stdio servers', function () {
   this.timeout(60_000);

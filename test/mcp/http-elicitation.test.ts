@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import type { ElicitationHandler, ElicitationParams } from '../../src/mcp/handlers.js';
-import { startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 /** The fixture's `elicit` tool returns the client's answer as JSON text. */
 async function elicit(host: McpHost, mode: 'form' | 'url' = 'form'): Promise<unknown> {

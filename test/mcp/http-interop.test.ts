@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError, type BerryErrorCode } from '../../src/common/errors.js';
-import { startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 /** Asserts that `promise` rejects with a BerryError of `code` and returns its message. */
 async function rejectsWith(promise: Promise<unknown>, code: BerryErrorCode): Promise<string> {

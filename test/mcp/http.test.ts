@@ -3,8 +3,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { startEverythingHttp, startHttpFixture, writeConfig, type HttpFixture, type PortFixture } from '../fixtures/servers.js';
-import { closedPort, faultEntry, tempDir, waitFor } from './helpers.js';
+import { faultEntry, type HttpFixture, type PortFixture, startEverythingHttp, startHttpFixture } from '../support/fixture-servers.js';
+import { closedPort } from '../support/network.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const CANARY = 'canary-Zx81-secret-value';
 

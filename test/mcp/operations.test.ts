@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import type { ServerDescription, ToolDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('operations against the reference servers', function () {
   this.timeout(60_000);

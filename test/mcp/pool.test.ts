@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConnectionPool, createMcpHost, type LogEvent } from '../../src/mcp/index.js';
-import { processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
+import { faultEntry, whoami } from '../support/fixture-servers.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const pidOf = async (host: ReturnType<typeof createMcpHost>, server = 'a'): Promise<number> =>
   whoami(await host.call({ server, tool: 'whoami', arguments: {} })).pid;

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError, type BerryError } from '../../src/common/errors.js';
-import { processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
+import { faultEntry, whoami } from '../support/fixture-servers.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const MiB = 1024 * 1024;
 

@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { createHost, type Host } from '../../src/host.js';
 import type { ServerDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, memoryPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('resources and prompts', function () {
   this.timeout(60_000);

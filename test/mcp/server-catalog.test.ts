@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { createMcpHost, type McpHost, type ServerDescription } from '../../src/mcp/index.js';
 import { MAX_LIST_PAGES } from '../../src/mcp/catalog/list-pages.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('live catalogs', function () {
   this.timeout(60_000);

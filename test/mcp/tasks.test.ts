@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { createHost, type Host } from '../../src/host.js';
 import type { ProgressEvent } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('task-augmented tool calls', function () {
   this.timeout(60_000);

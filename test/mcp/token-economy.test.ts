@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createMcpHost, type McpHost, type ServerDescription } from '../../src/mcp/index.js';
-import { everythingPath, filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { ELICITATION_CAPABILITIES } from '../../src/mcp/operations/elicitation.js';
 
 interface Raw {

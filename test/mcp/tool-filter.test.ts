@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { createHost, type Host } from '../../src/host.js';
 import type { ServerDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { filesystemPath, memoryPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('tool filters', function () {
   this.timeout(60_000);

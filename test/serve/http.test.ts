@@ -3,9 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
-import { run, serveHttp, texts, type HttpServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'test-token-0123456789';
 const INIT = JSON.stringify({

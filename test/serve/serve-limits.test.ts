@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveHttp, texts, type HttpServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { faultServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'limits-token';
 const sleepRun = (ms: number): string => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return 'slept';`;

@@ -2,9 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, memoryPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
-import { run, serveStdio, texts, type StdioServe } from './helpers.js';
+import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, memoryPath } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp serve (stdio)', function () {
   this.timeout(60_000);
