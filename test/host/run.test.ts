@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath, filesystemPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 /** mocha runs with --expose-gc (.mocharc.json), so heap figures are after a full collection. */
@@ -21,14 +21,16 @@ describe('host.run: scripts against real servers', function () {
   let tmp: ReturnType<typeof tempDir>;
   let host: Host;
   let cancelLog: string;
+  let eventLog: string;
 
   before(() => {
     tmp = tempDir();
     cancelLog = join(tmp.dir, 'cancel.log');
+    eventLog = join(tmp.dir, 'events.log');
     writeConfig(tmp.dir, {
       docs: { command: process.execPath, args: [everythingPath] },
       files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
     });
     host = createHost({ cwd: tmp.dir, configPath: 'mcp.json' });
   });
@@ -118,10 +120,11 @@ try {
 
   it('aborting the run cancels its in-flight call on the server', async () => {
     const ac = new AbortController();
+    writeFileSync(eventLog, '');
     const running = host.run('await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 20000 } });', {
       signal: ac.signal,
     });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForEvent(eventLog, 'started sleep');
     ac.abort();
     const record = await running;
     assert.equal(record.ok, false);

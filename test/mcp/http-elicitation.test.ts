@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import type { ElicitationHandler, ElicitationParams } from '../../src/mcp/handlers.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 /** The fixture's `elicit` tool returns the client's answer as JSON text. */
@@ -15,6 +17,7 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
   this.timeout(30_000);
   let tmp: ReturnType<typeof tempDir>;
   let fixture: HttpFixture;
+  let eventLog: string;
   const hosts: McpHost[] = [];
 
   function hostWith(onElicitation?: ElicitationHandler, events: LogEvent[] = []): McpHost {
@@ -30,7 +33,8 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
 
   before(async () => {
     tmp = tempDir();
-    fixture = await startHttpFixture();
+    eventLog = join(tmp.dir, 'events.log');
+    fixture = await startHttpFixture([], { FIXTURE_EVENT_LOG: eventLog });
     writeConfig(tmp.dir, { fixture: { url: fixture.url } });
   });
 
@@ -107,7 +111,7 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
     // The fixture sends its elicitation on the GET stream (no related request): with a call of
     // another caller in flight on the connection it cannot be attributed, so nobody is asked.
     const other = host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 1500 } }, { onElicitation: handler('other') });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitForEvent(eventLog, 'started sleep');
     assert.deepEqual(await answer(), { action: 'decline' });
     assert.deepEqual(asked, ['mine']);
     assert.ok(events.some((e) => e.kind === 'elicitation' && /calls of several callers/.test(e.message)));

@@ -7,22 +7,24 @@ import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath, memoryPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp serve (stdio)', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let cancelLog: string;
+  let eventLog: string;
   let serve: StdioServe;
 
   before(async () => {
     tmp = tempDir('berry-serve-');
     cancelLog = join(tmp.dir, 'cancel.log');
+    eventLog = join(tmp.dir, 'events.log');
     writeFileSync(cancelLog, '');
     writeConfig(tmp.dir, {
       everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
     });
     serve = await serveStdio(['--config', 'mcp.json', '--max-concurrency', '2'], { cwd: tmp.dir });
   });
@@ -170,12 +172,13 @@ describe('berry-mcp serve (stdio)', function () {
 
   it('cancels a run on notifications/cancelled, and the inner call is cancelled on its server', async () => {
     const controller = new AbortController();
+    writeFileSync(eventLog, '');
     const pending = run(serve.client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });", {
       signal: controller.signal,
     });
     pending.catch(() => {});
     // Wait until the fault server has the sleep: its connection is up and the call sent.
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForEvent(eventLog, 'started sleep');
     controller.abort('user gave up');
     await assert.rejects(pending);
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the fault server to log the cancellation');
@@ -198,9 +201,10 @@ describe('berry-mcp serve (stdio)', function () {
 
   it('queues runs past --max-concurrency in order, and a queued run can be cancelled', async () => {
     const sleeper = (ms: number) => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return Date.now();`;
+    writeFileSync(eventLog, '');
     const first = run(serve.client, sleeper(1200));
     const second = run(serve.client, sleeper(1200));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForEvent(eventLog, 'started sleep', { count: 2 });
     const controller = new AbortController();
     const queued = run(serve.client, 'return "never"', { signal: controller.signal });
     queued.catch(() => {});
@@ -252,9 +256,10 @@ describe('berry-mcp serve (stdio)', function () {
     const local = await serveStdio(['--config', 'mcp.json'], { cwd: tmp.dir });
     const pid = local.transport.pid!;
     writeFileSync(cancelLog, '');
+    writeFileSync(eventLog, '');
     const pending = run(local.client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });");
     pending.catch(() => {});
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForEvent(eventLog, 'started sleep');
     await local.close();
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the inner call to be cancelled');
     await waitFor(() => !processAlive(pid), 10_000, 'serve to exit');
