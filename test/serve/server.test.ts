@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath, memoryPath } from '../support/paths.js';
@@ -180,7 +180,8 @@ describe('berry-mcp serve (stdio)', function () {
     // Wait until the fault server has the sleep: its connection is up and the call sent.
     await waitForEvent(eventLog, 'started sleep');
     controller.abort('user gave up');
-    await assert.rejects(pending);
+    // The SDK client rejects an aborted request with an McpError (RequestTimeout) carrying the reason.
+    await assert.rejects(pending, { name: 'McpError', code: ErrorCode.RequestTimeout, message: /user gave up/ });
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the fault server to log the cancellation');
     assert.deepEqual((await run(serve.client, 'return 3')).structuredContent?.['result'], 3);
   });
@@ -211,7 +212,7 @@ describe('berry-mcp serve (stdio)', function () {
     const fourth = run(serve.client, 'return Date.now()');
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
-    await assert.rejects(queued);
+    await assert.rejects(queued, { name: 'McpError', code: ErrorCode.RequestTimeout, message: /This operation was aborted/ });
     const [t1, t2, t4] = (await Promise.all([first, second, fourth])).map((r) => r.structuredContent?.['result'] as number);
     assert.ok(t4! >= Math.min(t1!, t2!), 'the fourth run waited for a free slot');
   });
