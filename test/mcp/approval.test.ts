@@ -71,13 +71,17 @@ describe('approval hook', function () {
   });
 
   it('gives up waiting for a hook that never answers when the caller aborts', async () => {
-    answer = () => new Promise(() => {});
+    let reached!: () => void;
+    const hookAsked = new Promise<void>((resolve) => (reached = resolve));
+    answer = () => {
+      reached();
+      return new Promise(() => {});
+    };
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 100);
-    await assert.rejects(
-      t.host.call({ server: 'fault', tool: 'echo', arguments: { text: 'x' } }, { signal: ac.signal }),
-      (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED',
-    );
+    const call = t.host.call({ server: 'fault', tool: 'echo', arguments: { text: 'x' } }, { signal: ac.signal });
+    await hookAsked;
+    ac.abort();
+    await assert.rejects(call, (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED');
     answer = async () => true;
   });
 });

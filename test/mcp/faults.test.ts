@@ -1,24 +1,26 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { ServerStartError, isBerryError } from '../../src/common/errors.js';
 import { faultEntry, whoami } from '../support/fixture-servers.js';
 import { childPidsOf, processAlive } from '../support/processes.js';
 import { useTestHost } from '../support/test-host.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 
 describe('faults of stdio servers', function () {
   this.timeout(60_000);
   let events: LogEvent[];
   let cancelLog: string;
+  let eventLog: string;
 
   const t = useTestHost(
     (dir) => {
       cancelLog = join(dir, 'cancelled.log');
+      eventLog = join(dir, 'events.log');
       events = [];
       return {
-        ok: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+        ok: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
         slow: faultEntry([], { timeout: 1 }),
         failstart: faultEntry(['--fail-start']),
         hangstart: faultEntry(['--hang-start'], { timeout: 1 }),
@@ -89,8 +91,11 @@ describe('faults of stdio servers', function () {
     // Connected first: an abort during the connect would never reach the server as a cancellation.
     await t.host.call({ server: 'ok', tool: 'echo', arguments: { text: 'warm' } });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    await assert.rejects(t.host.call({ server: 'ok', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal }), {
+    writeFileSync(eventLog, '');
+    const call = t.host.call({ server: 'ok', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal });
+    await waitForEvent(eventLog, 'started sleep');
+    ac.abort();
+    await assert.rejects(call, {
       code: 'MCP_CANCELLED',
     });
     await waitFor(() => existsSync(cancelLog) && /cancelled /.test(readFileSync(cancelLog, 'utf8')), 5000, 'the cancel log');

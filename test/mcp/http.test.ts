@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
@@ -7,7 +7,7 @@ import { faultEntry, type HttpFixture, type PortFixture, startEverythingHttp, st
 import { closedPort } from '../support/network.js';
 import { tempDir } from '../support/temp-dir.js';
 import { useTestHost } from '../support/test-host.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 const CANARY = 'canary-Zx81-secret-value';
@@ -17,12 +17,14 @@ describe('Streamable HTTP servers', function () {
   let fixture: HttpFixture;
   let everything: PortFixture;
   let cancelLog: string;
+  let eventLog: string;
   const events: LogEvent[] = [];
 
   const t = useTestHost(
     async (dir) => {
       cancelLog = join(dir, 'cancel.log');
-      [fixture, everything] = await Promise.all([startHttpFixture([], { FIXTURE_CANCEL_LOG: cancelLog }), startEverythingHttp()]);
+      eventLog = join(dir, 'events.log');
+      [fixture, everything] = await Promise.all([startHttpFixture([], { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog }), startEverythingHttp()]);
       process.env['BERRY_HTTP_CANARY'] = CANARY;
       const port = await closedPort();
       return {
@@ -93,8 +95,11 @@ describe('Streamable HTTP servers', function () {
 
   it('cancellation reaches the HTTP server', async () => {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    await assert.rejects(t.host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal }), {
+    writeFileSync(eventLog, '');
+    const call = t.host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal });
+    await waitForEvent(eventLog, 'started sleep');
+    ac.abort();
+    await assert.rejects(call, {
       code: 'MCP_CANCELLED',
     });
     await waitFor(() => existsSync(cancelLog) && /cancelled/.test(readFileSync(cancelLog, 'utf8')), 5000, 'cancel log');

@@ -1,7 +1,7 @@
 // Task-augmented calls: server-everything's simulate-research-query (taskSupport "required") and
 // the fault fixture's task tools (--tasks), with progress, cancellation and the whole-task timeout.
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Host } from '../../src/host.js';
 import type { ProgressEvent } from '../../src/mcp/index.js';
@@ -9,15 +9,17 @@ import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 
 describe('task-augmented tool calls', function () {
   this.timeout(60_000);
   let cancelLog: string;
+  let eventLog: string;
 
   const t = useTestHost((dir) => {
     cancelLog = join(dir, 'cancel.log');
-    const env = { FIXTURE_CANCEL_LOG: cancelLog };
+    eventLog = join(dir, 'events.log');
+    const env = { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog };
     return {
       everything: { command: process.execPath, args: [everythingPath] },
       tasks: faultEntry(['--tasks'], { env }),
@@ -62,8 +64,10 @@ describe('task-augmented tool calls', function () {
   it('sends tasks/cancel when the caller aborts, and rejects MCP_CANCELLED', async () => {
     const before = cancelled().length;
     const ac = new AbortController();
+    writeFileSync(eventLog, '');
     const call = t.host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 5000 } }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 300);
+    await waitForEvent(eventLog, 'started task_sleep');
+    ac.abort();
     await assert.rejects(call, (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED');
     await waitFor(() => cancelled().slice(before).some((line) => line.startsWith('task-cancelled ')), 5000, 'task-cancelled in the log');
   });
