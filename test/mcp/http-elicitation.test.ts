@@ -4,6 +4,7 @@ import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.
 import type { ElicitationHandler, ElicitationParams } from '../../src/mcp/handlers.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
 import { tempDir } from '../support/temp-dir.js';
+import { useTestHost } from '../support/test-host.js';
 import { waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
@@ -15,33 +16,24 @@ async function elicit(host: McpHost, mode: 'form' | 'url' = 'form'): Promise<unk
 
 describe('elicitation (server-initiated elicitation/create over HTTP)', function () {
   this.timeout(30_000);
-  let tmp: ReturnType<typeof tempDir>;
   let fixture: HttpFixture;
   let eventLog: string;
-  const hosts: McpHost[] = [];
+  const t = useTestHost(
+    async (dir) => {
+      eventLog = join(dir, 'events.log');
+      fixture = await startHttpFixture([], { FIXTURE_EVENT_LOG: eventLog });
+      return { fixture: { url: fixture.url } };
+    },
+    { create: createMcpHost },
+  );
 
+  /** A host with its own elicitation handler and log, closed after the test. */
   function hostWith(onElicitation?: ElicitationHandler, events: LogEvent[] = []): McpHost {
-    const host = createMcpHost({
-      cwd: tmp.dir,
-      configPath: 'mcp.json',
-      onLog: (e) => events.push(e),
-      ...(onElicitation ? { onElicitation } : {}),
-    });
-    hosts.push(host);
-    return host;
+    return t.open({ configPath: 'mcp.json', onLog: (e) => events.push(e), ...(onElicitation ? { onElicitation } : {}) });
   }
 
-  before(async () => {
-    tmp = tempDir();
-    eventLog = join(tmp.dir, 'events.log');
-    fixture = await startHttpFixture([], { FIXTURE_EVENT_LOG: eventLog });
-    writeConfig(tmp.dir, { fixture: { url: fixture.url } });
-  });
-
   after(async () => {
-    await Promise.all(hosts.map((h) => h.close()));
     await fixture.close();
-    tmp.cleanup();
   });
 
   it('an accepted form gets the schema defaults for the fields left out', async () => {
