@@ -15,7 +15,7 @@ import { ArgumentChecker } from '../src/mcp/operations/argument-check.js';
 import { callOn } from '../src/mcp/operations/call-operation.js';
 import { ObservedTypes } from '../src/mcp/catalog/observed-types/observer.js';
 import { mergeObservations, observeResult, type Observation } from '../src/mcp/catalog/observed-types/observation.js';
-import { typedServerPath } from '../test/fixtures/servers.js';
+import { typedServerPath } from '../test/support/paths.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios, timeEach } from './stats.js';

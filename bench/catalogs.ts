@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { createHost } from '../src/index.js';
-import { everythingPath, filesystemPath, memoryPath } from '../test/fixtures/servers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../test/support/paths.js';
 import { NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';

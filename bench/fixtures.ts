@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { everythingPath, faultServerPath, writeConfig } from '../test/fixtures/servers.js';
+import { everythingPath, faultServerPath } from '../test/support/paths.js';
+import { writeConfig } from '../test/support/write-config.js';
 
 export { everythingPath, faultServerPath, writeConfig };
 

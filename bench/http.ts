@@ -4,7 +4,7 @@
  * session on the same server), in alternating rounds.
  */
 import { createHost } from '../src/index.js';
-import { startEverythingHttp } from '../test/fixtures/servers.js';
+import { startEverythingHttp } from '../test/support/fixture-servers.js';
 import { ECHO, rawEcho, rawHttp, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios, timeEach } from './stats.js';

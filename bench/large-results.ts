@@ -5,7 +5,7 @@
  * on every 64 KB chunk would copy ~20 GB for one such line).
  */
 import { createHost } from '../src/index.js';
-import { startHttpFixture } from '../test/fixtures/servers.js';
+import { startHttpFixture } from '../test/support/fixture-servers.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios, timeOnce } from './stats.js';

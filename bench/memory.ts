@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createHost } from '../src/index.js';
-import { childPidsOf } from '../test/fixtures/servers.js';
+import { childPidsOf } from '../test/support/processes.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
 import { isProbe, runProbe } from './probe.js';

@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { PROJECT_ROOT } from '../test/support/paths.js';
 import { everythingPath, faultServerPath, NODE, tempDir, writeConfig } from './fixtures.js';
 import { messageOf, missing, row, type Row, type Target } from './rows.js';
 import { alternate, pairedRatios, type SideResult } from './stats.js';

@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHost } from '../src/index.js';
-import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { PROJECT_ROOT } from '../test/support/paths.js';
 import { twentyServers } from './config.js';
 import { ECHO, everythingEntry, everythingPath, NODE, rawEcho, rawStdio, tempDir, writeConfig } from './fixtures.js';
 

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { PROJECT_ROOT } from '../test/support/paths.js';
 import { messageOf, missing, type Row } from './rows.js';
 
 type SectionFn = (log: (message: string) => void) => Promise<Row[]>;

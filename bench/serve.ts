@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { createHost } from '../src/index.js';
-import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { PROJECT_ROOT } from '../test/support/paths.js';
 import { ECHO, everythingEntry, everythingPath, NODE, rawEcho, rawStdio, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedDifferences, pairedRatios, timeEach } from './stats.js';

@@ -6,7 +6,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { createHost } from '../src/index.js';
-import { childPidsOf, processAlive } from '../test/fixtures/servers.js';
+import { childPidsOf, processAlive } from '../test/support/processes.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
 import { isProbe, runProbe } from './probe.js';

@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../test/fixtures/servers.js';
+import { PROJECT_ROOT } from '../test/support/paths.js';
 import { everythingEntry, everythingPath, NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';

@@ -3,8 +3,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isBerryError } from '../../src/common/errors.js';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const SECRET = 'cc-secret-Qm93xLw0';

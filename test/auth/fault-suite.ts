@@ -3,8 +3,9 @@
  * it, a fresh token dir per sign-in, hosts closed and faults cleared after each test.
  */
 import { join } from 'node:path';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { setFault, testHosts } from './helpers.js';
 
 export interface FaultSuite {

@@ -5,7 +5,7 @@ import { boundOAuthFetch, OAUTH_MAX_RESPONSE_BYTES, OAUTH_REQUEST_TIMEOUT_MS } f
 import { isBerryError } from '../../src/common/errors.js';
 import { createMachineFetch } from '../../src/transport/index.js';
 import { LocalMachine } from '../../src/machine/index.js';
-import { writeConfig } from '../fixtures/servers.js';
+import { writeConfig } from '../support/write-config.js';
 import { faultSuite } from './fault-suite.js';
 import { firstText } from './helpers.js';
 

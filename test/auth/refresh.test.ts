@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { firstText, testHosts, type TestHost } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));

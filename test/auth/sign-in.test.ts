@@ -3,8 +3,9 @@ import { readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { isBerryError } from '../../src/common/errors.js';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { firstText, storedSecrets, testHosts, type TestHost } from './helpers.js';
 
 describe('auth: sign-in against a real authorization server', function () {

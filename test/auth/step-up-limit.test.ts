@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isBerryError } from '../../src/common/errors.js';
-import { startOAuthFixture, writeConfig, type OAuthFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { testHosts } from './helpers.js';
 
 const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));

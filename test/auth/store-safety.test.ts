@@ -5,8 +5,9 @@ import { TokenStore } from '../../src/auth/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine, SshMachine, type Machine } from '../../src/machine/index.js';
 import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { tempDir } from '../mcp/helpers.js';
-import { startOAuthFixture, writeConfig } from '../fixtures/servers.js';
+import { startOAuthFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import { testHosts } from './helpers.js';
 
 const URL_ = 'https://mcp.example.com/mcp';

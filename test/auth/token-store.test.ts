@@ -3,7 +3,7 @@ import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalMachine } from '../../src/machine/index.js';
 import { TokenStore, resolveTokenDir, withFileLock } from '../../src/auth/index.js';
-import { tempDir } from '../mcp/helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('auth/token-store and lock', () => {
   let tmp: ReturnType<typeof tempDir>;

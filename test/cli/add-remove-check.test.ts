@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { everythingPath, filesystemPath, startHttpFixture, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { berry, type CliResult } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath } from '../support/paths.js';
+import type { CliResult } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const node = process.execPath;
 const q = JSON.stringify;

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { faultServerPath } from '../fixtures/servers.js';
+import { berry } from '../support/berry-cli.js';
+import { faultServerPath } from '../support/paths.js';
+import type { CliResult } from '../support/processes.js';
 import { REMOTE_ENV, SERVER_EVERYTHING, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
-import { berry, type CliResult } from './helpers.js';
 
 const q = JSON.stringify;
 

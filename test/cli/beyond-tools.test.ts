@@ -4,9 +4,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { everythingPath, filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from '../mcp/helpers.js';
-import { runProcess, type CliResult } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath, PROJECT_ROOT } from '../support/paths.js';
+import { type CliResult, runProcess } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { berry } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp call, list and errors (as a person runs them)', function () {
   this.timeout(60_000);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { LAUNCHER, runProcess } from './helpers.js';
+import { LAUNCHER } from '../support/berry-cli.js';
+import { PROJECT_ROOT } from '../support/paths.js';
+import { runProcess } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
 
 // The pages whose commands must work as pasted from the repo root (docs/ssh.md needs a real host).
 const PAGES = ['README.md', 'docs/cli.md', 'docs/scripts.md', 'docs/typings.md'];

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { ElicitationParams } from '../../src/mcp/handlers.js';
 import { createElicitationForm } from '../../src/cli/elicitation-form.js';
-import { PROJECT_ROOT, startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/commands.js';
-import { everythingPath, FIXTURES_DIR, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { berry } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { everythingPath, FIXTURES_DIR, PROJECT_ROOT } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp help and usage errors', function () {
   this.timeout(60_000);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { berry } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { filesystemPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp run: a file larger than --memory', function () {
   this.timeout(60_000);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES_DIR, PROJECT_ROOT } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { berry, runProcess } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { FIXTURES_DIR, PROJECT_ROOT } from '../support/paths.js';
+import { runProcess } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('the berry-mcp launcher (bin/berry-mcp)', function () {
   this.timeout(60_000);

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -44,9 +47,10 @@ describe('berry-mcp run when its parent is killed', function () {
 
   it('the re-executed child notices SIGKILL of the bin, cancels its calls, stops its servers and exits', async () => {
     const cancelLog = join(tmp.dir, 'cancel.log');
+    const eventLog = join(tmp.dir, 'events.log');
     const marker = join(tmp.dir, 'calls-sent');
     writeConfig(tmp.dir, {
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
       files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
     });
     // The marker file is written once the three calls are under way (the fault server already warm).
@@ -65,8 +69,7 @@ describe('berry-mcp run when its parent is killed', function () {
       const [server] = pidsWithEnv(cancelLog);
       const [child] = childrenOf(parent.pid!);
       assert.ok(child !== undefined && alive(child), 'the re-executed child runs');
-      // Let the three calls reach the server.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitForEvent(eventLog, 'started sleep', { count: 3 });
       parent.kill('SIGKILL');
       await waitFor(() => !alive(child), 5000, 'the child to exit');
       await waitFor(() => !alive(server!), 5000, 'the server to stop');
@@ -79,9 +82,10 @@ describe('berry-mcp run when its parent is killed', function () {
 
   it('a hangup of the whole process group (terminal closed) also cancels the calls and stops the servers', async () => {
     const cancelLog = join(tmp.dir, 'cancel-hup.log');
+    const eventLog = join(tmp.dir, 'events-hup.log');
     const marker = join(tmp.dir, 'call-sent');
     writeConfig(tmp.dir, {
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
       files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
     });
     writeFileSync(
@@ -102,7 +106,7 @@ describe('berry-mcp run when its parent is killed', function () {
     try {
       await waitFor(() => existsSync(marker), 20_000, 'the call to be sent');
       const [server] = pidsWithEnv(cancelLog);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitForEvent(eventLog, 'started sleep');
       process.kill(-parent.pid!, 'SIGHUP');
       assert.notEqual(await exited, null);
       await waitFor(() => !alive(server!), 5000, 'the server to stop');

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { terminalSafe } from '../../src/cli/output/terminal-safe.js';
-import { PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from '../mcp/helpers.js';
-import { runProcess, type CliResult } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
+import { type CliResult, runProcess } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 /** ESC, BEL, C1 CSI, CR and the bidi override: none may reach a terminal raw. */

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
-import { childPidsOf, processAlive, writeConfig } from '../fixtures/servers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { childPidsOf, processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 import { SharedWork } from '../../src/common/shared-work.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
 
 const abortAfter = (ms: number): AbortSignal => {
   const ac = new AbortController();
@@ -15,14 +19,16 @@ const abortAfter = (ms: number): AbortSignal => {
 describe('shared work has no single owner', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
+  let eventLog: string;
 
   before(() => {
     tmp = tempDir();
+    eventLog = join(tmp.dir, 'events.log');
     writeConfig(tmp.dir, {
       slowstart: faultEntry(['--delay-start=800']),
       slowlist: faultEntry(['--slow-list=800']),
       ok: faultEntry(),
-      hangstart: faultEntry(['--hang-start', '--ignore-sigterm']),
+      hangstart: faultEntry(['--hang-start', '--ignore-sigterm'], { env: { FIXTURE_EVENT_LOG: eventLog } }),
     });
   });
   after(() => tmp.cleanup());
@@ -134,7 +140,7 @@ describe('shared work has no single owner', function () {
     );
     await waitFor(() => childPidsOf(process.pid).some(processAlive), 5000, 'the server to start');
     // Past node's startup, so its SIGTERM handler is in place and the whole kill sequence runs.
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitForEvent(eventLog, 'hanging at start');
     const started = Date.now();
     await host.close();
     const elapsed = Date.now() - started;

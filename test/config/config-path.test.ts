@@ -30,7 +30,7 @@ describe('config/config-path', () => {
   });
 
   it('refuses a relative cwd or home instead of using the local process directory', () => {
-    assert.throws(() => resolveConfigPath('x.json', 'rel', home), TypeError);
-    assert.throws(() => resolveConfigPath('~/x.json', cwd, 'rel'), TypeError);
+    assert.throws(() => resolveConfigPath('x.json', 'rel', home), { name: 'TypeError', message: /^The working directory must be an absolute path, got "rel"/ });
+    assert.throws(() => resolveConfigPath('~/x.json', cwd, 'rel'), { name: 'TypeError', message: /^The home directory must be an absolute path, got "rel"/ });
   });
 });

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { createRedactor, secretsOfServers } from '../../src/config/index.js';
-import { createHost, type Host } from '../../src/index.js';
-import { tempDir } from '../mcp/helpers.js';
-import { writeConfig } from '../fixtures/servers.js';
+import { useTestHost } from '../support/test-host.js';
 
 describe('config/redact', () => {
   it('replaces every occurrence of every secret with ***', () => {
@@ -116,33 +114,29 @@ describe('config/redact: every rendering of a secret', () => {
 describe('config/redact in server output (real processes)', function () {
   this.timeout(30_000);
   const SECRET = 'Sup3r-S3cret-Value-0042';
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
+  const t = useTestHost(
+    () => {
+      process.env['BERRY_REDACT_TEST_SECRET'] = SECRET;
+      const node = process.execPath;
+      return {
+        // The only server configured with the secret.
+        owner: { command: node, args: ['-e', 'setTimeout(() => {}, 60000)'], env: { TOKEN: '${BERRY_REDACT_TEST_SECRET}' }, disabled: true },
+        owner2: { command: 'berry-no-such-command-xyz', cwd: '/nonexistent/${BERRY_REDACT_TEST_SECRET}' },
+        // Another server: it inherits the machine's environment and prints the secret.
+        chatty: { command: node, args: ['-e', 'process.stderr.write("env says " + process.env.BERRY_REDACT_TEST_SECRET + "\\n"); process.exit(3)'] },
+        // Its 4 KB stderr tail starts in the middle of the secret.
+        cut: { command: node, args: ['-e', `process.stderr.write("a".repeat(10000) + process.env.BERRY_REDACT_TEST_SECRET + "b".repeat(4096 - 12)); process.exit(3)`] },
+      };
+    },
+    { options: { configPath: 'mcp.json' } },
+  );
 
-  before(() => {
-    process.env['BERRY_REDACT_TEST_SECRET'] = SECRET;
-    tmp = tempDir();
-    const node = process.execPath;
-    writeConfig(tmp.dir, {
-      // The only server configured with the secret.
-      owner: { command: node, args: ['-e', 'setTimeout(() => {}, 60000)'], env: { TOKEN: '${BERRY_REDACT_TEST_SECRET}' }, disabled: true },
-      owner2: { command: 'berry-no-such-command-xyz', cwd: '/nonexistent/${BERRY_REDACT_TEST_SECRET}' },
-      // Another server: it inherits the machine's environment and prints the secret.
-      chatty: { command: node, args: ['-e', 'process.stderr.write("env says " + process.env.BERRY_REDACT_TEST_SECRET + "\\n"); process.exit(3)'] },
-      // Its 4 KB stderr tail starts in the middle of the secret.
-      cut: { command: node, args: ['-e', `process.stderr.write("a".repeat(10000) + process.env.BERRY_REDACT_TEST_SECRET + "b".repeat(4096 - 12)); process.exit(3)`] },
-    });
-    host = createHost({ cwd: tmp.dir, configPath: 'mcp.json' });
-  });
-
-  after(async () => {
+  after(() => {
     delete process.env['BERRY_REDACT_TEST_SECRET'];
-    await host.close();
-    tmp.cleanup();
   });
 
   const errorOf = async (server: string): Promise<string> => {
-    const result = await host.list({ server });
+    const result = await t.host.list({ server });
     const status = result.servers[0]!;
     assert.equal(status.status, 'error');
     return status.status === 'error' ? `${status.error.message}\n${(status.error as { stderrTail?: string }).stderrTail ?? ''}` : '';

@@ -5,7 +5,7 @@ import { replaceConfigText } from '../../src/config/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine } from '../../src/machine/local-machine.js';
 import type { WriteFileOptions } from '../../src/machine/machine.js';
-import { tempDir } from '../mcp/helpers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** A real local machine on which another editor saves the config right after our temp file is written. */
 class RacingMachine extends LocalMachine {

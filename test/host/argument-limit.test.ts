@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHost, type Host } from '../../src/index.js';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 // createHost({ maxArgumentBytes }) is the cap of every run's `tools.*` calls too: a larger argument
 // fails in the sandbox, before it crosses to the host (record.calls counts what crossed).

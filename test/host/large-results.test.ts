@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
-import { FIXTURES_DIR, filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { filesystemPath, FIXTURES_DIR } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
 
 const MB = 1024 * 1024;
 
@@ -14,27 +14,21 @@ const MB = 1024 * 1024;
  */
 describe('host.run: results larger than the run memory', function () {
   this.timeout(120_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
 
-  before(() => {
-    tmp = tempDir('berry-large-');
-    writeFileSync(join(tmp.dir, 'big.txt'), 'a'.repeat(24 * MB));
-    writeFileSync(join(tmp.dir, 'small.txt'), 'small');
-    writeConfig(tmp.dir, {
-      large: { command: process.execPath, args: [join(FIXTURES_DIR, 'large-server.mjs')] },
-      files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
-    });
-    host = createHost({ cwd: tmp.dir, configPath: 'mcp.json' });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
+  const t = useTestHost(
+    (dir) => {
+      writeFileSync(join(dir, 'big.txt'), 'a'.repeat(24 * MB));
+      writeFileSync(join(dir, 'small.txt'), 'small');
+      return {
+        large: { command: process.execPath, args: [join(FIXTURES_DIR, 'large-server.mjs')] },
+        files: { command: process.execPath, args: [filesystemPath, dir] },
+      };
+    },
+    { options: { configPath: 'mcp.json' }, prefix: 'berry-large-' },
+  );
 
   it('mcp_call, mcp_read and mcp_prompt of 24 MB at 16 MB each fail with MCP_RESULT_TOO_LARGE; the same connection answers next', async () => {
-    const record = await host.run(
+    const record = await t.host.run(
       `
       const pid = async () => (await tools.mcp_call({ server: "large", tool: "whoami", arguments: {} })).content[0].text;
       const before = await pid();
@@ -61,27 +55,27 @@ describe('host.run: results larger than the run memory', function () {
     assert.equal(result.echoed, 'still here');
     // One server process throughout: a result too large for the run is no fault of the connection.
     assert.equal(result.after, result.before);
-    const next = await host.run('return (await tools.mcp_call({ server: "large", tool: "whoami", arguments: {} })).content[0].text', {
+    const next = await t.host.run('return (await tools.mcp_call({ server: "large", tool: "whoami", arguments: {} })).content[0].text', {
       memoryLimitMb: 16,
     });
     assert.equal(next.result, result.before);
   });
 
   it('the reference filesystem server reading a file larger than the memory limit: that call fails, the next read works', async () => {
-    const record = await host.run(
+    const record = await t.host.run(
       `
       let code;
-      try { await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(tmp.dir, 'big.txt'))} } }); }
+      try { await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(t.dir, 'big.txt'))} } }); }
       catch (e) { code = e.code; }
-      const small = await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(tmp.dir, 'small.txt'))} } });
+      const small = await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(t.dir, 'small.txt'))} } });
       return [code, small.content[0].text];`,
       { memoryLimitMb: 16 },
     );
     assert.equal(record.ok, true, JSON.stringify(record.error));
     assert.deepEqual(record.result, ['MCP_RESULT_TOO_LARGE', 'small']);
     // Under the limit the same file arrives whole.
-    const whole = await host.run(
-      `return (await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(tmp.dir, 'big.txt'))} } })).content[0].text.length`,
+    const whole = await t.host.run(
+      `return (await tools.mcp_call({ server: "files", tool: "read_text_file", arguments: { path: ${JSON.stringify(join(t.dir, 'big.txt'))} } })).content[0].text.length`,
       { memoryLimitMb: 128 },
     );
     assert.equal(whole.ok, true, JSON.stringify(whole.error));

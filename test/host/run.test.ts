@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/index.js';
-import { everythingPath, filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 
 /** mocha runs with --expose-gc (.mocharc.json), so heap figures are after a full collection. */
 function collectGarbage(): void {
@@ -15,28 +17,24 @@ function collectGarbage(): void {
 
 describe('host.run: scripts against real servers', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
   let cancelLog: string;
+  let eventLog: string;
 
-  before(() => {
-    tmp = tempDir();
-    cancelLog = join(tmp.dir, 'cancel.log');
-    writeConfig(tmp.dir, {
-      docs: { command: process.execPath, args: [everythingPath] },
-      files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
-    });
-    host = createHost({ cwd: tmp.dir, configPath: 'mcp.json' });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
+  const t = useTestHost(
+    (dir) => {
+      cancelLog = join(dir, 'cancel.log');
+      eventLog = join(dir, 'events.log');
+      return {
+        docs: { command: process.execPath, args: [everythingPath] },
+        files: { command: process.execPath, args: [filesystemPath, dir] },
+        fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
+      };
+    },
+    { options: { configPath: 'mcp.json' } },
+  );
 
   it("runs the seed's example end to end: list, describe, call, image", async () => {
-    const record = await host.run(`
+    const record = await t.host.run(`
 text(await tools.mcp_list({}));
 text(await tools.mcp_describe({ server: "docs", tool: "echo" }));
 const result = await tools.mcp_call({ server: "docs", tool: "echo", arguments: { message: "authentication" } });
@@ -58,8 +56,8 @@ return result.content[0].text;
   });
 
   it('runs 8 parallel calls of a ~1 s tool in well under 2 s', async () => {
-    await host.call({ server: 'fault', tool: 'echo', arguments: { text: 'warm' } });
-    const record = await host.run(`
+    await t.host.call({ server: 'fault', tool: 'echo', arguments: { text: 'warm' } });
+    const record = await t.host.run(`
 const started = Date.now();
 await Promise.all(Array.from({ length: 8 }, () => tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 1000 } })));
 return Date.now() - started;
@@ -75,7 +73,7 @@ return Date.now() - started;
     };
     process.on('warning', onWarning);
     try {
-      const record = await host.run(
+      const record = await t.host.run(
         'return (await Promise.all(Array.from({ length: 32 }, (_, i) => tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: String(i) } })))).length;',
       );
       assert.equal(record.result, 32, JSON.stringify(record.error));
@@ -87,7 +85,7 @@ return Date.now() - started;
   });
 
   it('host errors reach the script as Errors with a stable code and no host internals', async () => {
-    const record = await host.run(`
+    const record = await t.host.run(`
 try {
   await tools.mcp_call({ server: "nope", tool: "x", arguments: {} });
 } catch (error) {
@@ -102,23 +100,24 @@ try {
   });
 
   it('an uncaught tool error fails the run with its code and position', async () => {
-    const record = await host.run(
+    const record = await t.host.run(
       'const a = 1;\nawait tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x" } });\nawait tools.mcp_call({ server: "fault", tool: "crash", arguments: {} });\n',
       { filename: 'crash.js' },
     );
     assert.equal(record.ok, false);
     assert.equal(record.error?.code, 'MCP_TRANSPORT_CLOSED');
     assert.equal(record.error?.line, 3);
-    const next = await host.run('return (await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "again" } })).content[0].text;');
+    const next = await t.host.run('return (await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "again" } })).content[0].text;');
     assert.equal(next.result, 'again');
   });
 
   it('aborting the run cancels its in-flight call on the server', async () => {
     const ac = new AbortController();
-    const running = host.run('await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 20000 } });', {
+    writeFileSync(eventLog, '');
+    const running = t.host.run('await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 20000 } });', {
       signal: ac.signal,
     });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitForEvent(eventLog, 'started sleep');
     ac.abort();
     const record = await running;
     assert.equal(record.ok, false);
@@ -128,18 +127,18 @@ try {
 
   it('a run that times out cancels its in-flight call on the server, and the host keeps working', async () => {
     const before = existsSync(cancelLog) ? readFileSync(cancelLog, 'utf8').split('\n').length : 0;
-    const record = await host.run('await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 20000 } });', {
+    const record = await t.host.run('await tools.mcp_call({ server: "fault", tool: "sleep", arguments: { ms: 20000 } });', {
       timeoutMs: 500,
     });
     assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
     await waitFor(() => readFileSync(cancelLog, 'utf8').split('\n').length > before, 5000, 'a second cancel');
-    const next = await host.run('return 1 + 1;');
+    const next = await t.host.run('return 1 + 1;');
     assert.equal(next.result, 2);
   });
 
   it('progress reported by a tool reaches onProgress', async () => {
     const seen: number[] = [];
-    const record = await host.run(
+    const record = await t.host.run(
       'await tools.mcp_call({ server: "fault", tool: "progress", arguments: { steps: 3, intervalMs: 50 } });',
       { onProgress: (p) => seen.push(p.progress) },
     );
@@ -148,7 +147,7 @@ try {
   });
 
   it('a call whose arguments exceed maxArgumentBytes fails in the script, nothing sent; smaller ones pass', async () => {
-    const record = await host.run(`
+    const record = await t.host.run(`
       const big = "x".repeat(1e6);
       const out = [];
       try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "a", more: Array(50).fill(big) } }); }
@@ -162,7 +161,7 @@ try {
     assert.match(message, /more than the limit of 4194304 bytes \(maxArgumentBytes\)/);
     assert.equal(echoed, 1e6);
     assert.equal(record.calls, 1);
-    const lower = await host.run('try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x".repeat(2000) } }); } catch (e) { return e.code; }', {
+    const lower = await t.host.run('try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x".repeat(2000) } }); } catch (e) { return e.code; }', {
       maxArgumentBytes: 1000,
     });
     assert.equal(lower.result, 'MCP_INVALID_ARGUMENT');
@@ -174,11 +173,11 @@ try {
 for (let i = 0; i < 5000; i++) await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x" + i } });
 return 'done';
 `;
-    const first = await host.run(script, { timeoutMs: 100_000 });
+    const first = await t.host.run(script, { timeoutMs: 100_000 });
     assert.equal(first.result, 'done', JSON.stringify(first.error));
     collectGarbage();
     const baseline = process.memoryUsage().heapUsed;
-    const second = await host.run(script, { timeoutMs: 100_000 });
+    const second = await t.host.run(script, { timeoutMs: 100_000 });
     assert.equal(second.calls, 5000);
     collectGarbage();
     const growth = process.memoryUsage().heapUsed - baseline;

@@ -10,9 +10,11 @@ import { ConnectionPool, createMcpHost, type ListResult, type LogEvent, type Mcp
 import { isBerryError, type ServerStartError } from '../../src/common/errors.js';
 import { SshMachine, type LifetimeEndEvent } from '../../src/machine/ssh/ssh-machine.js';
 import type { SshMachineOptions } from '../../src/machine/ssh/ssh-options.js';
-import { faultServerPath, httpServerPath, oauthServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
+import { faultServerPath, httpServerPath, oauthServerPath, PROJECT_ROOT } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
 import { descendants, netnsOf, processTable, tcpSocketOwners, type ProcessRow } from '../ssh/proc.js';
 import { REMOTE_ENV, REMOTE_ONLY_HOST, SERVER_EVERYTHING, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
+import { waitFor } from '../support/wait.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -26,14 +28,6 @@ interface Whoami {
 
 function textOf(result: { content?: unknown }): string {
   return (result.content as Array<{ type: string; text: string }>)[0]!.text;
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /** The rejection of `promise`, which must reject. */
@@ -307,7 +301,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         listed = await h.list();
         seen = await whoami(h, 'fault', ['TOKEN', 'FROM_REMOTE']);
         callError = await rejection(h.call({ server: 'broken', tool: 'anything', arguments: {} }));
-        await waitUntil(() => sawMarker, 5000, "the scanner to see the server's command line");
+        await waitFor(() => sawMarker, 5000, "the scanner to see the server's command line");
       } finally {
         scanning = false;
         await scanner;
@@ -339,7 +333,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       const running = remoteProcesses().map((row) => row.pid);
       assert.ok(running.includes(server.pid) && running.includes(grandchildPid), `remote processes: ${running.join(', ')}`);
       await h.close();
-      await waitUntil(() => remoteProcesses().length === 0, 5000, 'every remote process of the test user to exit').catch((error: Error) => {
+      await waitFor(() => remoteProcesses().length === 0, 5000, 'every remote process of the test user to exit').catch((error: Error) => {
         const left = remoteProcesses().map((row) => `${row.pid} (pgid ${row.pgid}, ppid ${row.ppid}) ${row.cmdline}`);
         throw new Error(`${error.message}; left: ${left.join('; ')} (server ${server.pid}, grandchild ${grandchildPid})`);
       });
@@ -445,7 +439,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       const firstLifetime = await m.lifetime();
 
       const sleeping = rejection(h.call({ server: 'recorded', tool: 'sleep', arguments: { ms: 5000 } }));
-      await waitUntil(() => toolCalls(stdinLog).includes('sleep'), 5000, 'the sleep call to reach the server');
+      await waitFor(() => toolCalls(stdinLog).includes('sleep'), 5000, 'the sleep call to reach the server');
       const killedAt = performance.now();
       assert.ok(sshd.killConnections() > 0);
       const error = await sleeping;
@@ -457,7 +451,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       const second = await whoami(h, 'recorded');
       assert.notEqual(second.pid, first.pid, 'a new server process');
       assert.notEqual(await m.lifetime(), firstLifetime, 'a new SSH connection');
-      await waitUntil(() => !processAlive(first.pid), 5000, 'the server of the dropped connection to exit');
+      await waitFor(() => !processAlive(first.pid), 5000, 'the server of the dropped connection to exit');
       // Once the host is closed no server can receive anything more: the record is complete.
       await h.close();
       assert.deepEqual(toolCalls(stdinLog), ['whoami', 'sleep', 'whoami'], 'the killed call was not replayed');
@@ -484,7 +478,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assert.notEqual(await m1.lifetime(), firstLifetime);
         assert.notEqual(p2, p1, 'a new lifetime gets a new server');
         assert.equal((await whoami(sameMachine, 'fault')).pid, p2);
-        await waitUntil(() => !processAlive(p1), 5000, 'the server of the released connection to exit');
+        await waitFor(() => !processAlive(p1), 5000, 'the server of the released connection to exit');
       } finally {
         await pool.close();
       }
@@ -506,14 +500,14 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       const { pid } = await whoami(h, 'fault');
       const lifetime = await m.lifetime();
       const idleFrom = performance.now();
-      await waitUntil(() => ended.length === 1, 5000, 'the idle SSH connection to close');
+      await waitFor(() => ended.length === 1, 5000, 'the idle SSH connection to close');
       const afterMs = ended[0]!.at - idleFrom;
       assert.equal(ended[0]!.lifetime, lifetime);
       assert.equal(ended[0]!.error, undefined, 'an orderly close');
       assert.ok(afterMs >= 500 && afterMs < 4000, `closed after ${afterMs.toFixed(0)} ms`);
       assert.equal(closedAt.length, 1);
       assert.ok(closedAt[0]! - idleFrom >= 450 && closedAt[0]! < ended[0]!.at, 'the MCP connection closed first, after its idle timeout');
-      await waitUntil(() => !processAlive(pid), 5000, 'the remote server to exit');
+      await waitFor(() => !processAlive(pid), 5000, 'the remote server to exit');
       // The host still works: the next call opens a new connection.
       assert.notEqual((await whoami(h, 'fault')).pid, pid);
       assert.notEqual(await m.lifetime(), lifetime);

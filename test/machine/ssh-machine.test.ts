@@ -13,6 +13,7 @@ import { isAlive, netnsOf, processTable, tcpSocketOwners } from '../ssh/proc.js'
 import { ProcessTransport } from '../ssh/process-transport.js';
 import { run } from '../ssh/run.js';
 import { generateKeyPair, REMOTE_ENV, SERVER_EVERYTHING, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
+import { waitFor } from '../support/wait.js';
 
 /** Collects a stream to a string. */
 function collect(stream: NodeJS.ReadableStream): { text: () => string } {
@@ -36,14 +37,6 @@ function waitForStdout(process: MachineProcess, pattern: RegExp): Promise<string
     process.stdout.on('data', onData);
     void process.exited.then((exit) => reject(new Error(`exited before ${pattern}: ${JSON.stringify(exit)}; stdout ${text}`)));
   });
-}
-
-async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 describe('SshMachine against a real OpenSSH sshd', function () {
@@ -120,7 +113,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       m.onLifetimeEnd((event) => ended.push(event));
       const first = await m.lifetime();
       sshd.killConnections();
-      await waitUntil(() => ended.length === 1, 5000, 'the lifetime to end');
+      await waitFor(() => ended.length === 1, 5000, 'the lifetime to end');
       // The pinned key is offered again by the next connection: still accepted.
       assert.notEqual(await m.lifetime(), first);
     });
@@ -249,7 +242,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const exit = await p.exited;
       // Control: the scanner does see what is on a command line (args are visible, env is not).
       const controlProcess = await m.spawn({ command: 'sh', args: ['-c', 'read x', control], env: {}, cwd: '/' });
-      await waitUntil(() => [...leaked].some((line) => line.includes(control)), 5000, 'the scanner to see an argument');
+      await waitFor(() => [...leaked].some((line) => line.includes(control)), 5000, 'the scanner to see an argument');
       controlProcess.stdin.end();
       await controlProcess.exited;
       scanning = false;
@@ -278,13 +271,13 @@ describe('SshMachine against a real OpenSSH sshd', function () {
         p.stderr.resume();
         await waitForStdout(p, /^ready$/);
         const pgid = p.pid!;
-        await waitUntil(() => processTable().filter((row) => row.pgid === pgid).length >= 4, 5000, 'the group to start');
+        await waitFor(() => processTable().filter((row) => row.pgid === pgid).length >= 4, 5000, 'the group to start');
         const group = processTable().filter((row) => row.pgid === pgid);
         assert.ok(group.some((row) => row.ppid !== pgid && row.pid !== pgid), 'a grandchild exists');
         p.killGroup(signal);
         const exit = await p.exited;
         assert.equal(exit.signal, signal);
-        await waitUntil(() => group.every((row) => !isAlive(row.pid)), 5000, `every process of group ${pgid} to die`);
+        await waitFor(() => group.every((row) => !isAlive(row.pid)), 5000, `every process of group ${pgid} to die`);
       }
     });
 
@@ -304,14 +297,14 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const exit = await missing.exited;
       assert.equal(exit.code, 127);
       assert.equal((exit.error as NodeJS.ErrnoException).code, 'ENOENT');
-      await waitUntil(() => stderr.text().includes('command not found: no-such-command-berry'), 2000, 'stderr');
+      await waitFor(() => stderr.text().includes('command not found: no-such-command-berry'), 2000, 'stderr');
       const noDir = await m.spawn({ command: 'node', args: [], env: {}, cwd: '/no/such/dir' });
       noDir.stdout.resume();
       const noDirStderr = collect(noDir.stderr);
       const noDirExit = await noDir.exited;
       assert.equal(noDirExit.code, 126);
       assert.match(noDirExit.error!.message, /working directory/);
-      await waitUntil(() => noDirStderr.text().includes('/no/such/dir'), 2000, 'stderr');
+      await waitFor(() => noDirStderr.text().includes('/no/such/dir'), 2000, 'stderr');
     });
 
     it('past sshd MaxSessions (10) a spawn fails through exited with a message naming the limit', async () => {
@@ -360,7 +353,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       assert.equal(received, heldAt);
       assert.ok(p.stderr.readableLength < 8 * 1024 * 1024, `buffered ${p.stderr.readableLength} bytes`);
       p.stderr.resume();
-      await waitUntil(() => received === total, 30_000, 'the whole flood');
+      await waitFor(() => received === total, 30_000, 'the whole flood');
       p.stdin.end();
       assert.equal((await p.exited).code, 0);
       assert.equal(tail.length, 1024);
@@ -441,7 +434,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const firstDispatcher = m.dispatcher();
       assert.equal(m.dispatcher(), firstDispatcher);
       assert.ok(sshd.killConnections() > 0);
-      await waitUntil(() => ended.length === 1, 5000, 'the lifetime-end event');
+      await waitFor(() => ended.length === 1, 5000, 'the lifetime-end event');
       assert.equal(ended[0]!.lifetime, first);
       const second = await m.lifetime();
       assert.notEqual(second, first);
@@ -459,7 +452,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const first = await m.lifetime();
       const resume = sshd.pauseConnections();
       try {
-        await waitUntil(() => ended.length === 1, 5000, 'the keepalive failure');
+        await waitFor(() => ended.length === 1, 5000, 'the keepalive failure');
       } finally {
         resume();
       }
@@ -477,7 +470,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
     it('a process on a dropped connection resolves exited with an error', async () => {
       const m = machine();
       const p = await m.spawn({ command: 'sleep', args: ['300'], env: {}, cwd: '/' });
-      await waitUntil(() => p.pid !== undefined, 5000, 'the pid');
+      await waitFor(() => p.pid !== undefined, 5000, 'the pid');
       sshd.killConnections();
       const exit = await p.exited;
       assert.equal(exit.code, undefined);

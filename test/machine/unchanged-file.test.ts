@@ -3,7 +3,8 @@ import { renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost } from '../../src/index.js';
 import { UnchangedFiles } from '../../src/machine/unchanged-file.js';
-import { faultEntry, tempDir } from '../mcp/helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
 
 // The config is reread on every operation; a stat may prove it unchanged. These are the edges of
 // that proof: every change must be seen by the next read, however little it changes.

@@ -3,41 +3,36 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHost, type Host } from '../../src/host.js';
+import type { Host } from '../../src/host.js';
 import type { LogEvent } from '../../src/mcp/log.js';
 import { ArgumentChecker, dialectsFor } from '../../src/mcp/operations/argument-check.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, typedServerPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, typedServerPath } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
 
 describe('arguments checked against inputSchema before sending', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
   let callLog: string;
   const logs: LogEvent[] = [];
 
-  before(() => {
-    tmp = tempDir();
-    callLog = join(tmp.dir, 'calls.log');
-    const config = writeConfig(tmp.dir, {
-      typed: { command: process.execPath, args: [typedServerPath], env: { FIXTURE_CALL_LOG: callLog } },
-      everything: { command: process.execPath, args: [everythingPath] },
-      tasks: faultEntry(['--tasks']),
-    });
-    host = createHost({ cwd: tmp.dir, configPath: config, onLog: (event) => logs.push(event) });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
+  const t = useTestHost(
+    (dir) => {
+      callLog = join(dir, 'calls.log');
+      return {
+        typed: { command: process.execPath, args: [typedServerPath], env: { FIXTURE_CALL_LOG: callLog } },
+        everything: { command: process.execPath, args: [everythingPath] },
+        tasks: faultEntry(['--tasks']),
+      };
+    },
+    { options: { onLog: (event) => logs.push(event) } },
+  );
 
   const called = (): string[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { name: string }).name) : []);
 
   /** The one-line problem of a refused call (the part after "was not called: "). */
   async function refusal(server: string, tool: string, args: Record<string, unknown>): Promise<string> {
-    const error = await host.call({ server, tool, arguments: args }).then(
+    const error = await t.host.call({ server, tool, arguments: args }).then(
       () => assert.fail(`${tool} ${JSON.stringify(args)} was not refused`),
       (e: unknown) => e,
     );
@@ -52,7 +47,7 @@ describe('arguments checked against inputSchema before sending', function () {
     const before = called().length;
     assert.equal(await refusal('typed', 'add', { a: 1, b: '40' }), 'arguments.b: expected number, got "40" (string)');
     assert.equal(called().length, before, 'nothing reached the server');
-    const ok = await host.call({ server: 'typed', tool: 'add', arguments: { a: 2, b: 40 } });
+    const ok = await t.host.call({ server: 'typed', tool: 'add', arguments: { a: 2, b: 40 } });
     assert.deepEqual(ok.content, [{ type: 'text', text: '42' }]);
     assert.deepEqual(called().slice(before), ['add']);
   });
@@ -75,7 +70,7 @@ describe('arguments checked against inputSchema before sending', function () {
     const before = called().length;
     for (const [tool, args, expected] of cases) assert.equal(await refusal('typed', tool, args), expected, JSON.stringify(args));
     assert.equal(called().length, before, 'nothing reached the server');
-    await host.call({ server: 'typed', tool: 'shapes', arguments: { items: [{ name: 'a', size: 2 }], mode: 'fast', when: '2026-12-01T10:00:00Z', id: 'x' } });
+    await t.host.call({ server: 'typed', tool: 'shapes', arguments: { items: [{ name: 'a', size: 2 }], mode: 'fast', when: '2026-12-01T10:00:00Z', id: 'x' } });
   });
 
   it('picks the dialect from $schema: 2020-12 prefixItems, draft-07 items arrays (declared or not), 2020-12 keywords without $schema', async () => {
@@ -86,16 +81,16 @@ describe('arguments checked against inputSchema before sending', function () {
     assert.deepEqual(dialectsFor(undefined, '{"type":"object","unevaluatedProperties":false}'), ['2020', '07']);
     assert.equal(await refusal('typed', 'pair_2020', { pair: ['x', 'y'] }), 'arguments.pair[1]: expected number, got "y" (string)');
     assert.equal(await refusal('typed', 'pair_07', { pair: ['x', 'y'] }), 'arguments.pair[1]: expected number, got "y" (string)');
-    await host.call({ server: 'typed', tool: 'pair_2020', arguments: { pair: ['x', 1] } });
-    await host.call({ server: 'typed', tool: 'pair_07', arguments: { pair: ['x', 1] } });
+    await t.host.call({ server: 'typed', tool: 'pair_2020', arguments: { pair: ['x', 1] } });
+    await t.host.call({ server: 'typed', tool: 'pair_07', arguments: { pair: ['x', 1] } });
     // The draft-07 schema of the add tool was compiled by the draft-07 class (a 2020 class rejects its $schema).
     assert.equal(logs.filter((e) => e.message.includes('"add"')).length, 0);
   });
 
   it('lets a call with a schema Ajv cannot compile go through, logging it once', async () => {
     const before = called().length;
-    await host.call({ server: 'typed', tool: 'broken_schema', arguments: { x: 1 } });
-    await host.call({ server: 'typed', tool: 'broken_schema', arguments: { x: 'y' } });
+    await t.host.call({ server: 'typed', tool: 'broken_schema', arguments: { x: 1 } });
+    await t.host.call({ server: 'typed', tool: 'broken_schema', arguments: { x: 'y' } });
     assert.deepEqual(called().slice(before), ['broken_schema', 'broken_schema']);
     const reports = logs.filter((e) => e.message.includes('"broken_schema"'));
     assert.equal(reports.length, 1, JSON.stringify(reports));
@@ -123,7 +118,7 @@ describe('arguments checked against inputSchema before sending', function () {
   });
 
   it('reaches a script as MCP_INVALID_ARGUMENT it can catch', async () => {
-    const record = await host.run(
+    const record = await t.host.run(
       `try { await tools.mcp_call({ server: "typed", tool: "add", arguments: { a: 1, b: "40" } }); } catch (e) { text(e.code + " " + e.message); }`,
     );
     assert.equal(record.ok, true, JSON.stringify(record.error));

@@ -4,8 +4,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost } from '../../src/mcp/index.js';
-import { faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { faultServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const SECRET = 'catalog-secret-value-4711';
 

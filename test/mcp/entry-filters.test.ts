@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { createMcpHost, type McpHost, type ProgressEvent, type ServerDescription, type ToolDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, whoami } from './helpers.js';
+import { faultEntry, whoami } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 async function unknownTool(promise: Promise<unknown>, server: string): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import type { ElicitationHandler, ElicitationParams } from '../../src/mcp/handlers.js';
-import { startHttpFixture, writeConfig, type HttpFixture } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { useTestHost } from '../support/test-host.js';
+import { waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 /** The fixture's `elicit` tool returns the client's answer as JSON text. */
 async function elicit(host: McpHost, mode: 'form' | 'url' = 'form'): Promise<unknown> {
@@ -12,31 +16,24 @@ async function elicit(host: McpHost, mode: 'form' | 'url' = 'form'): Promise<unk
 
 describe('elicitation (server-initiated elicitation/create over HTTP)', function () {
   this.timeout(30_000);
-  let tmp: ReturnType<typeof tempDir>;
   let fixture: HttpFixture;
-  const hosts: McpHost[] = [];
+  let eventLog: string;
+  const t = useTestHost(
+    async (dir) => {
+      eventLog = join(dir, 'events.log');
+      fixture = await startHttpFixture([], { FIXTURE_EVENT_LOG: eventLog });
+      return { fixture: { url: fixture.url } };
+    },
+    { create: createMcpHost },
+  );
 
+  /** A host with its own elicitation handler and log, closed after the test. */
   function hostWith(onElicitation?: ElicitationHandler, events: LogEvent[] = []): McpHost {
-    const host = createMcpHost({
-      cwd: tmp.dir,
-      configPath: 'mcp.json',
-      onLog: (e) => events.push(e),
-      ...(onElicitation ? { onElicitation } : {}),
-    });
-    hosts.push(host);
-    return host;
+    return t.open({ configPath: 'mcp.json', onLog: (e) => events.push(e), ...(onElicitation ? { onElicitation } : {}) });
   }
 
-  before(async () => {
-    tmp = tempDir();
-    fixture = await startHttpFixture();
-    writeConfig(tmp.dir, { fixture: { url: fixture.url } });
-  });
-
   after(async () => {
-    await Promise.all(hosts.map((h) => h.close()));
     await fixture.close();
-    tmp.cleanup();
   });
 
   it('an accepted form gets the schema defaults for the fields left out', async () => {
@@ -106,7 +103,7 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
     // The fixture sends its elicitation on the GET stream (no related request): with a call of
     // another caller in flight on the connection it cannot be attributed, so nobody is asked.
     const other = host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 1500 } }, { onElicitation: handler('other') });
-    await new Promise((r) => setTimeout(r, 200));
+    await waitForEvent(eventLog, 'started sleep');
     assert.deepEqual(await answer(), { action: 'decline' });
     assert.deepEqual(asked, ['mine']);
     assert.ok(events.some((e) => e.kind === 'elicitation' && /calls of several callers/.test(e.message)));

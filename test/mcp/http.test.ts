@@ -1,56 +1,59 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { startEverythingHttp, startHttpFixture, writeConfig, type HttpFixture, type PortFixture } from '../fixtures/servers.js';
-import { closedPort, faultEntry, tempDir, waitFor } from './helpers.js';
+import { faultEntry, type HttpFixture, type PortFixture, startEverythingHttp, startHttpFixture } from '../support/fixture-servers.js';
+import { closedPort } from '../support/network.js';
+import { tempDir } from '../support/temp-dir.js';
+import { useTestHost } from '../support/test-host.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const CANARY = 'canary-Zx81-secret-value';
 
 describe('Streamable HTTP servers', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
   let fixture: HttpFixture;
   let everything: PortFixture;
   let cancelLog: string;
-  let host: McpHost;
+  let eventLog: string;
   const events: LogEvent[] = [];
 
-  before(async () => {
-    tmp = tempDir();
-    cancelLog = join(tmp.dir, 'cancel.log');
-    [fixture, everything] = await Promise.all([startHttpFixture([], { FIXTURE_CANCEL_LOG: cancelLog }), startEverythingHttp()]);
-    process.env['BERRY_HTTP_CANARY'] = CANARY;
-    const port = await closedPort();
-    writeConfig(tmp.dir, {
-      fixture: { url: fixture.url, headers: { Authorization: 'Bearer ${BERRY_HTTP_CANARY}', 'X-Plain': 'visible' } },
-      everything: { url: everything.url },
-      redirect: { url: `${fixture.base}/redirect-mcp` },
-      redirectget: { url: `${fixture.base}/redirect-get` },
-      slow: { url: fixture.url, timeout: 1 },
-      refused: { url: `http://127.0.0.1:${port}/mcp` },
-    });
-    host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
-  });
+  const t = useTestHost(
+    async (dir) => {
+      cancelLog = join(dir, 'cancel.log');
+      eventLog = join(dir, 'events.log');
+      [fixture, everything] = await Promise.all([startHttpFixture([], { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog }), startEverythingHttp()]);
+      process.env['BERRY_HTTP_CANARY'] = CANARY;
+      const port = await closedPort();
+      return {
+        fixture: { url: fixture.url, headers: { Authorization: 'Bearer ${BERRY_HTTP_CANARY}', 'X-Plain': 'visible' } },
+        everything: { url: everything.url },
+        redirect: { url: `${fixture.base}/redirect-mcp` },
+        redirectget: { url: `${fixture.base}/redirect-get` },
+        slow: { url: fixture.url, timeout: 1 },
+        refused: { url: `http://127.0.0.1:${port}/mcp` },
+      };
+    },
+    { create: createMcpHost, options: { configPath: 'mcp.json', onLog: (e) => events.push(e) } },
+  );
 
   after(async () => {
-    await host.close();
     delete process.env['BERRY_HTTP_CANARY'];
     await Promise.all([fixture.close(), everything.close()]);
-    tmp.cleanup();
   });
 
   it('calls server-everything over Streamable HTTP', async () => {
-    const result = await host.call({ server: 'everything', tool: 'echo', arguments: { message: 'over http' } });
+    const result = await t.host.call({ server: 'everything', tool: 'echo', arguments: { message: 'over http' } });
     assert.deepEqual(result.content, [{ type: 'text', text: 'Echo: over http' }]);
-    const listed = await host.list({ server: 'everything' });
+    const listed = await t.host.list({ server: 'everything' });
     const server = listed.servers[0]!;
     assert.ok(server.status === 'connected' && server.transport === 'http' && server.tools.length > 5);
   });
 
   it('sends the configured headers with ${VAR} expanded from the machine environment', async () => {
-    const result = await host.call({ server: 'fixture', tool: 'whoami', arguments: {} });
+    const result = await t.host.call({ server: 'fixture', tool: 'whoami', arguments: {} });
     const seen = JSON.parse((result.content[0] as { text: string }).text) as { headers: Record<string, string> };
     // The fixture hands the header back; a configured secret in a result is masked, so the header
     // arrived as configured exactly when it comes back as the mask.
@@ -60,14 +63,14 @@ describe('Streamable HTTP servers', function () {
   });
 
   it('refuses redirects, on POST and on the GET event stream', async () => {
-    await assert.rejects(host.call({ server: 'redirect', tool: 'echo', arguments: { text: 'x' } }), (error: unknown) => {
+    await assert.rejects(t.host.call({ server: 'redirect', tool: 'echo', arguments: { text: 'x' } }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_CONNECT_FAILED', String(error));
       assert.match(error.message, /redirect/);
       return true;
     });
     const before = (await fixture.stats()).paths['/redirect-get'] ?? 0;
     // POSTs work on /redirect-get; only its GET stream redirects, and that redirect must not be followed.
-    await host.call({ server: 'redirectget', tool: 'echo', arguments: { text: 'x' } }).catch(() => undefined);
+    await t.host.call({ server: 'redirectget', tool: 'echo', arguments: { text: 'x' } }).catch(() => undefined);
     const stats = await fixture.stats();
     assert.ok((stats.paths['/redirect-get'] ?? 0) > before);
     assert.equal(stats.paths['/mcp'] !== undefined, true);
@@ -75,14 +78,14 @@ describe('Streamable HTTP servers', function () {
   });
 
   it('an unknown session (404) fails that call without replay; the next operation re-initializes', async () => {
-    await host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'warm' } });
+    await t.host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'warm' } });
     const { requests: before } = await fixture.stats();
-    await host.call({ server: 'fixture', tool: 'expire_sessions', arguments: {} });
-    await assert.rejects(host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'lost' } }), (error: unknown) => {
+    await t.host.call({ server: 'fixture', tool: 'expire_sessions', arguments: {} });
+    await assert.rejects(t.host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'lost' } }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_SESSION_EXPIRED', String(error));
       return true;
     });
-    const after = await host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'again' } });
+    const after = await t.host.call({ server: 'fixture', tool: 'echo', arguments: { text: 'again' } });
     assert.equal((after.content[0] as { text: string }).text, 'again');
     const { requests } = await fixture.stats();
     // expire + failed echo + initialize + initialized + tools/list (the name check on the new
@@ -92,8 +95,11 @@ describe('Streamable HTTP servers', function () {
 
   it('cancellation reaches the HTTP server', async () => {
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    await assert.rejects(host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal }), {
+    writeFileSync(eventLog, '');
+    const call = t.host.call({ server: 'fixture', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal });
+    await waitForEvent(eventLog, 'started sleep');
+    ac.abort();
+    await assert.rejects(call, {
       code: 'MCP_CANCELLED',
     });
     await waitFor(() => existsSync(cancelLog) && /cancelled/.test(readFileSync(cancelLog, 'utf8')), 5000, 'cancel log');
@@ -101,7 +107,7 @@ describe('Streamable HTTP servers', function () {
 
   it('progress over HTTP reaches the callback and resets the timeout', async () => {
     const seen: number[] = [];
-    await host.call(
+    await t.host.call(
       { server: 'slow', tool: 'progress', arguments: { steps: 4, intervalMs: 400 } },
       { onProgress: (p) => seen.push(p.progress) },
     );
@@ -109,14 +115,14 @@ describe('Streamable HTTP servers', function () {
   });
 
   it('an unreachable server is listed with a connect error', async () => {
-    const listed = await host.list({ server: 'refused' });
+    const listed = await t.host.list({ server: 'refused' });
     const server = listed.servers[0]!;
     assert.ok(server.status === 'error' && server.error.code === 'MCP_CONNECT_FAILED');
     assert.match(server.error.message, /ECONNREFUSED|connect/);
   });
 
   it('terminates its session on close', async () => {
-    const local = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
+    const local = createMcpHost({ cwd: t.dir, configPath: 'mcp.json' });
     await local.call({ server: 'fixture', tool: 'echo', arguments: { text: 'x' } });
     const { deletes } = await fixture.stats();
     await local.close();

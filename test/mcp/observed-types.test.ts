@@ -11,9 +11,10 @@ import { mergeShapes } from '../../src/mcp/catalog/observed-types/merge.js';
 import { shapeText } from '../../src/mcp/catalog/observed-types/render.js';
 import { MAX_SHAPE_BYTES, parseShape } from '../../src/mcp/catalog/observed-types/shape.js';
 import { FLUSH_DELAY_MS } from '../../src/mcp/catalog/observed-types/observer.js';
-import { memoryPath, typedServerPath, writeConfig } from '../fixtures/servers.js';
-import { berry } from '../cli/helpers.js';
-import { tempDir } from './helpers.js';
+import { berry } from '../support/berry-cli.js';
+import { memoryPath, typedServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const GRAPH =
   '{ entities: { name: string; entityType: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string; weight: number }[]; cursor?: string }';

@@ -4,38 +4,33 @@ import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import type { ServerDescription, ToolDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { useTestHost } from '../support/test-host.js';
 
 describe('operations against the reference servers', function () {
   this.timeout(60_000);
-  let host: McpHost;
-  let tmp: ReturnType<typeof tempDir>;
-  let configPath: string;
 
-  before(() => {
-    tmp = tempDir();
-    writeFileSync(join(tmp.dir, 'hello.txt'), 'hello berry\n');
-    configPath = writeConfig(tmp.dir, {
-      everything: { command: process.execPath, args: [everythingPath] },
-      files: { command: process.execPath, args: [filesystemPath, tmp.dir] },
-      memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.jsonl') } },
-      broken: { command: 'berry-no-such-command-xyz' },
-      off: { command: 'whatever', enabled: false },
-      paged: faultEntry(['--tools=23', '--page-size=5', '--instructions=Use whoami first.']),
-      invalid: { command: 'x', url: 'http://127.0.0.1:1/mcp' },
-    });
-    host = createMcpHost({ cwd: tmp.dir, configPath });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
+  const t = useTestHost(
+    (dir) => {
+      writeFileSync(join(dir, 'hello.txt'), 'hello berry\n');
+      return {
+        everything: { command: process.execPath, args: [everythingPath] },
+        files: { command: process.execPath, args: [filesystemPath, dir] },
+        memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } },
+        broken: { command: 'berry-no-such-command-xyz' },
+        off: { command: 'whatever', enabled: false },
+        paged: faultEntry(['--tools=23', '--page-size=5', '--instructions=Use whoami first.']),
+        invalid: { command: 'x', url: 'http://127.0.0.1:1/mcp' },
+      };
+    },
+    { create: createMcpHost },
+  );
 
   it('lists every server with its status; one broken server hides none of the others', async () => {
-    const result = await host.list({});
-    assert.equal(result.configPath, configPath);
+    const result = await t.host.list({});
+    assert.equal(result.configPath, t.configPath);
     const byName = Object.fromEntries(result.servers.map((s) => [s.name, s]));
     assert.deepEqual(Object.keys(byName), ['everything', 'files', 'memory', 'broken', 'off', 'paged', 'invalid']);
     const everything = byName['everything']!;
@@ -54,42 +49,42 @@ describe('operations against the reference servers', function () {
   });
 
   it('keeps list descriptions short and follows tools/list cursors to the end', async () => {
-    const result = await host.list({ server: 'paged' });
+    const result = await t.host.list({ server: 'paged' });
     assert.equal(result.servers.length, 1);
     const paged = result.servers[0]!;
     assert.ok(paged.status === 'connected');
     const dummies = paged.tools.filter((t) => /^t\d{4}$/.test(t.name));
     assert.equal(dummies.length, 23);
-    for (const server of (await host.list({ server: 'everything' })).servers) {
+    for (const server of (await t.host.list({ server: 'everything' })).servers) {
       assert.ok(server.status === 'connected');
       for (const tool of server.tools) assert.ok(tool.description.length <= 160, tool.name);
     }
   });
 
   it('restricts discovery to one server and rejects an unknown one naming what exists', async () => {
-    await assert.rejects(host.list({ server: 'nope' }), (error: unknown) => {
+    await assert.rejects(t.host.list({ server: 'nope' }), (error: unknown) => {
       assert.ok(isBerryError(error));
       assert.equal(error.code, 'MCP_UNKNOWN_SERVER');
       assert.match(error.message, /Unknown server "nope"\. Configured: everything, files, memory/);
-      assert.ok(error.message.includes(configPath));
+      assert.ok(error.message.includes(t.configPath));
       return true;
     });
   });
 
   it('describes one tool: argument types, annotations, and the raw schemas only when asked', async () => {
-    const tool = (await host.describe({ server: 'files', tool: 'read_text_file' })) as ToolDescription;
+    const tool = (await t.host.describe({ server: 'files', tool: 'read_text_file' })) as ToolDescription;
     assert.equal(tool.name, 'read_text_file');
     assert.equal(tool.server, 'files');
     assert.match(tool.arguments, /^\{ path: string; .*head\?: number/);
     assert.equal(tool.inputSchema, undefined);
     assert.equal(tool.annotations?.readOnlyHint, true);
-    const raw = (await host.describe({ server: 'files', tool: 'read_text_file', schemas: true })) as ToolDescription;
+    const raw = (await t.host.describe({ server: 'files', tool: 'read_text_file', schemas: true })) as ToolDescription;
     assert.equal(raw.inputSchema?.type, 'object');
     assert.ok(raw.inputSchema?.properties && 'path' in raw.inputSchema.properties);
   });
 
   it('describes a whole server: catalog plus instructions', async () => {
-    const server = (await host.describe({ server: 'paged' })) as ServerDescription;
+    const server = (await t.host.describe({ server: 'paged' })) as ServerDescription;
     assert.equal(server.instructions, 'Use whoami first.');
     assert.ok(Object.keys(server.tools).length >= 23 + 5);
     assert.ok(server.serverInfo?.name);
@@ -97,7 +92,7 @@ describe('operations against the reference servers', function () {
   });
 
   it('rejects an unknown tool naming the ones that exist', async () => {
-    await assert.rejects(host.describe({ server: 'memory', tool: 'nope' }), (error: unknown) => {
+    await assert.rejects(t.host.describe({ server: 'memory', tool: 'nope' }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL');
       assert.match(error.message, /has no tool "nope"\. Its tools, closest first: .*read_graph/);
       return true;
@@ -105,29 +100,29 @@ describe('operations against the reference servers', function () {
   });
 
   it('calls tools and returns the full result', async () => {
-    const echo = await host.call({ server: 'everything', tool: 'echo', arguments: { message: 'hi' } });
+    const echo = await t.host.call({ server: 'everything', tool: 'echo', arguments: { message: 'hi' } });
     assert.deepEqual(echo.content, [{ type: 'text', text: 'Echo: hi' }]);
-    const file = await host.call({ server: 'files', tool: 'read_text_file', arguments: { path: join(tmp.dir, 'hello.txt') } });
+    const file = await t.host.call({ server: 'files', tool: 'read_text_file', arguments: { path: join(t.dir, 'hello.txt') } });
     assert.equal((file.content[0] as { text: string }).text, 'hello berry\n');
-    const image = await host.call({ server: 'everything', tool: 'get-tiny-image', arguments: {} });
+    const image = await t.host.call({ server: 'everything', tool: 'get-tiny-image', arguments: {} });
     assert.ok(image.content.some((b) => b.type === 'image' && b.mimeType === 'image/png' && b.data.length > 100));
-    await host.call({
+    await t.host.call({
       server: 'memory',
       tool: 'create_entities',
       arguments: { entities: [{ name: 'berry', entityType: 'project', observations: ['test'] }] },
     });
-    const graph = await host.call({ server: 'memory', tool: 'read_graph', arguments: {} });
+    const graph = await t.host.call({ server: 'memory', tool: 'read_graph', arguments: {} });
     assert.ok(graph.structuredContent && JSON.stringify(graph.structuredContent).includes('berry'));
   });
 
   it('keeps tool-level errors as results, including outputSchema tools without structuredContent', async () => {
-    const failed = await host.call({ server: 'paged', tool: 'fail', arguments: {} });
+    const failed = await t.host.call({ server: 'paged', tool: 'fail', arguments: {} });
     assert.equal(failed.isError, true);
     assert.equal((failed.content[0] as { text: string }).text, 'this tool failed on purpose');
-    const structured = await host.call({ server: 'paged', tool: 'structured', arguments: {} });
+    const structured = await t.host.call({ server: 'paged', tool: 'structured', arguments: {} });
     assert.deepEqual(structured.structuredContent, { n: 42 });
-    await host.describe({ server: 'paged' });
-    const missing = await host.call({ server: 'paged', tool: 'structured_missing', arguments: {} });
+    await t.host.describe({ server: 'paged' });
+    const missing = await t.host.call({ server: 'paged', tool: 'structured_missing', arguments: {} });
     assert.equal(missing.structuredContent, undefined);
     assert.ok(missing.content.length > 0);
   });
@@ -141,7 +136,7 @@ describe('operations against the reference servers', function () {
       'everything',
     ];
     for (const request of cases) {
-      await assert.rejects(host.call(request as never), (error: unknown) => {
+      await assert.rejects(t.host.call(request as never), (error: unknown) => {
         assert.ok(isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT', JSON.stringify(request));
         return true;
       });
@@ -149,13 +144,13 @@ describe('operations against the reference servers', function () {
   });
 
   it('reports disabled and invalid servers when called', async () => {
-    await assert.rejects(host.call({ server: 'off', tool: 'x' }), { code: 'MCP_SERVER_DISABLED' });
-    await assert.rejects(host.call({ server: 'invalid', tool: 'x' }), { code: 'MCP_CONFIG_INVALID' });
+    await assert.rejects(t.host.call({ server: 'off', tool: 'x' }), { code: 'MCP_SERVER_DISABLED' });
+    await assert.rejects(t.host.call({ server: 'invalid', tool: 'x' }), { code: 'MCP_CONFIG_INVALID' });
   });
 
   it('passes a server-side JSON-RPC error through as MCP_PROTOCOL_ERROR', async () => {
     // Arguments that fit the schema: wrong ones are refused before sending (argument-check.test.ts).
-    await assert.rejects(host.call({ server: 'paged', tool: 'rpc_error', arguments: { code: -32602, message: 'bad text' } }), (error: unknown) => {
+    await assert.rejects(t.host.call({ server: 'paged', tool: 'rpc_error', arguments: { code: -32602, message: 'bad text' } }), (error: unknown) => {
       assert.ok(isBerryError(error));
       assert.ok(error.code === 'MCP_PROTOCOL_ERROR', error.message);
       return true;
@@ -163,7 +158,7 @@ describe('operations against the reference servers', function () {
   });
 
   it('checks a tool name against the catalog before calling: MCP_UNKNOWN_TOOL, closest names first', async () => {
-    await assert.rejects(host.call({ server: 'files', tool: 'list_dir' }), (error: unknown) => {
+    await assert.rejects(t.host.call({ server: 'files', tool: 'list_dir' }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL', String(error));
       assert.match(error.message, /has no tool "list_dir"\. Its tools, closest first: list_directory, /);
       return true;

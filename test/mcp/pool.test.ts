@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConnectionPool, createMcpHost, type LogEvent } from '../../src/mcp/index.js';
-import { processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor, whoami } from './helpers.js';
+import { faultEntry, whoami } from '../support/fixture-servers.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const pidOf = async (host: ReturnType<typeof createMcpHost>, server = 'a'): Promise<number> =>
   whoami(await host.call({ server, tool: 'whoami', arguments: {} })).pid;
@@ -105,14 +108,15 @@ describe('connection pool', function () {
   });
 
   it('closes a connection whose config changed only after its in-flight calls end', async () => {
-    writeConfig(tmp.dir, { a: faultEntry() });
+    const eventLog = join(tmp.dir, 'events-pool.log');
+    writeConfig(tmp.dir, { a: faultEntry([], { env: { FIXTURE_EVENT_LOG: eventLog } }) });
     const host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json' });
     try {
       const old = await pidOf(host);
       // Long enough to outlast the new connection's start (spawn, initialize, tools/list, whoami).
       const slow = host.call({ server: 'a', tool: 'sleep', arguments: { ms: 3000 } });
-      await new Promise((r) => setTimeout(r, 100));
-      writeConfig(tmp.dir, { a: faultEntry([], { env: { CHANGED: 'yes' } }) });
+      await waitForEvent(eventLog, 'started sleep');
+      writeConfig(tmp.dir, { a: faultEntry([], { env: { CHANGED: 'yes', FIXTURE_EVENT_LOG: eventLog } }) });
       const fresh = await pidOf(host);
       assert.notEqual(fresh, old);
       assert.ok(processAlive(old), 'still serving its in-flight call');

@@ -2,31 +2,21 @@
 // scripts; servers without the capability say so.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createHost, type Host } from '../../src/host.js';
+import type { Host } from '../../src/host.js';
 import type { ServerDescription } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, memoryPath } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
 
 describe('resources and prompts', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
 
-  before(() => {
-    tmp = tempDir();
-    const config = writeConfig(tmp.dir, {
-      everything: { command: process.execPath, args: [everythingPath] },
-      memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'm.jsonl') } },
-      plain: faultEntry(),
-    });
-    host = createHost({ cwd: tmp.dir, configPath: config });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
+  const t = useTestHost((dir) => ({
+    everything: { command: process.execPath, args: [everythingPath] },
+    memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(dir, 'm.jsonl') } },
+    plain: faultEntry(),
+  }));
 
   const code = (expected: string) => (error: unknown): boolean => {
     assert.ok(isBerryError(error), String(error));
@@ -35,25 +25,25 @@ describe('resources and prompts', function () {
   };
 
   it('lists resources, resource templates and prompts in describe', async () => {
-    const described = (await host.describe({ server: 'everything' })) as ServerDescription;
+    const described = (await t.host.describe({ server: 'everything' })) as ServerDescription;
     assert.match(described.resources['demo://resource/static/document/features.md'] ?? '', /text\/markdown/);
     assert.ok('demo://resource/dynamic/text/{resourceId}' in described.resourceTemplates);
     assert.equal(described.prompts['args-prompt'], '(city, state?) — A prompt with two arguments, one required and one optional');
-    const plain = (await host.describe({ server: 'plain' })) as ServerDescription;
+    const plain = (await t.host.describe({ server: 'plain' })) as ServerDescription;
     assert.deepEqual([plain.resources, plain.resourceTemplates, plain.prompts], [{}, {}, {}]);
   });
 
   it('reads a text resource, and a blob from a template the caller filled in', async () => {
-    const doc = await host.read({ server: 'everything', uri: 'demo://resource/static/document/features.md' });
+    const doc = await t.host.read({ server: 'everything', uri: 'demo://resource/static/document/features.md' });
     const first = doc.contents[0]!;
     assert.equal(first.uri, 'demo://resource/static/document/features.md');
     assert.ok('text' in first && first.text.length > 100);
-    const blob = await host.read({ server: 'everything', uri: 'demo://resource/dynamic/blob/3' });
+    const blob = await t.host.read({ server: 'everything', uri: 'demo://resource/dynamic/blob/3' });
     assert.ok('blob' in blob.contents[0]! && Buffer.from(blob.contents[0].blob, 'base64').length > 0);
   });
 
   it('rejects an unknown resource MCP_UNKNOWN_RESOURCE naming what exists, closest first', async () => {
-    await assert.rejects(host.read({ server: 'everything', uri: 'demo://resource/static/document/feature.md' }), (error: unknown) => {
+    await assert.rejects(t.host.read({ server: 'everything', uri: 'demo://resource/static/document/feature.md' }), (error: unknown) => {
       code('MCP_UNKNOWN_RESOURCE')(error);
       assert.match((error as Error).message, /has no resource "demo:\/\/resource\/static\/document\/feature\.md"\. Its resources: demo:\/\/resource\/static\/document\/features\.md, /);
       assert.match((error as Error).message, /Templates \(fill them in\): demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
@@ -62,12 +52,12 @@ describe('resources and prompts', function () {
   });
 
   it('says so when a server publishes no resources or no prompts', async () => {
-    await assert.rejects(host.read({ server: 'plain', uri: 'file:///x' }), (error: unknown) => {
+    await assert.rejects(t.host.read({ server: 'plain', uri: 'file:///x' }), (error: unknown) => {
       code('MCP_UNKNOWN_RESOURCE')(error);
       assert.match((error as Error).message, /publishes no resources/);
       return true;
     });
-    await assert.rejects(host.prompt({ server: 'plain', name: 'x' }), (error: unknown) => {
+    await assert.rejects(t.host.prompt({ server: 'plain', name: 'x' }), (error: unknown) => {
       code('MCP_UNKNOWN_PROMPT')(error);
       assert.match((error as Error).message, /publishes no prompts/);
       return true;
@@ -75,28 +65,28 @@ describe('resources and prompts', function () {
   });
 
   it('gets a prompt filled with its arguments', async () => {
-    const prompt = await host.prompt({ server: 'everything', name: 'args-prompt', arguments: { city: 'Paris', state: 'IDF' } });
+    const prompt = await t.host.prompt({ server: 'everything', name: 'args-prompt', arguments: { city: 'Paris', state: 'IDF' } });
     const message = prompt.messages[0]!;
     assert.equal(message.role, 'user');
     assert.ok(message.content.type === 'text' && message.content.text.includes('Paris'), JSON.stringify(message));
   });
 
   it('rejects an unknown prompt (closest first) and a missing required argument before sending', async () => {
-    await assert.rejects(host.prompt({ server: 'everything', name: 'args-promt' }), (error: unknown) => {
+    await assert.rejects(t.host.prompt({ server: 'everything', name: 'args-promt' }), (error: unknown) => {
       code('MCP_UNKNOWN_PROMPT')(error);
       assert.match((error as Error).message, /has no prompt "args-promt"\. Its prompts: args-prompt, /);
       return true;
     });
-    await assert.rejects(host.prompt({ server: 'everything', name: 'args-prompt', arguments: {} }), (error: unknown) => {
+    await assert.rejects(t.host.prompt({ server: 'everything', name: 'args-prompt', arguments: {} }), (error: unknown) => {
       code('MCP_INVALID_ARGUMENT')(error);
       assert.match((error as Error).message, /needs "city"\. Its arguments: city, state\?/);
       return true;
     });
-    await assert.rejects(host.prompt({ server: 'everything', name: 'args-prompt', arguments: { city: { x: 1 } } as never }), code('MCP_INVALID_ARGUMENT'));
+    await assert.rejects(t.host.prompt({ server: 'everything', name: 'args-prompt', arguments: { city: { x: 1 } } as never }), code('MCP_INVALID_ARGUMENT'));
   });
 
   it('gives scripts the same through tools.mcp_read and tools.mcp_prompt', async () => {
-    const record = await host.run(`
+    const record = await t.host.run(`
 const doc = await tools.mcp_read({ server: "everything", uri: "demo://resource/dynamic/text/7" });
 text(doc.contents[0].text);
 const p = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Oslo" } });

@@ -1,9 +1,11 @@
 // Through a real `berry-mcp serve`, whose host lives across runs: a filter edited while it runs
 // applies to the next run's call, and a dead server costs its init limit once, not every run.
 import assert from 'node:assert/strict';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { run, serveStdio, texts, type StdioServe } from '../serve/helpers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('serve: entries as each run reads them', function () {
   this.timeout(60_000);

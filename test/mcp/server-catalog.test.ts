@@ -5,17 +5,14 @@ import assert from 'node:assert/strict';
 import { createMcpHost, type McpHost, type ServerDescription } from '../../src/mcp/index.js';
 import { MAX_LIST_PAGES } from '../../src/mcp/catalog/list-pages.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { useTestHost } from '../support/test-host.js';
 
 describe('live catalogs', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: McpHost;
 
-  before(() => {
-    tmp = tempDir();
-    const config = writeConfig(tmp.dir, {
+  const t = useTestHost(
+    {
       changing: faultEntry(),
       silent: faultEntry(),
       rejecting: faultEntry(['--tools=12', '--page-size=5', '--reject-cursor-once']),
@@ -23,32 +20,27 @@ describe('live catalogs', function () {
       duplicates: faultEntry(['--duplicate-tools']),
       prompting: faultEntry(['--prompts']),
       broken: faultEntry(['--broken-prompts']),
-    });
-    host = createMcpHost({ cwd: tmp.dir, configPath: config });
-  });
+    },
+    { create: createMcpHost },
+  );
 
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
-  });
-
-  const toolNames = async (server: string): Promise<string[]> => Object.keys(((await host.describe({ server })) as ServerDescription).tools);
+  const toolNames = async (server: string): Promise<string[]> => Object.keys(((await t.host.describe({ server })) as ServerDescription).tools);
 
   it('sees a tool announced by tools/list_changed on the next describe and call', async () => {
     assert.ok(!(await toolNames('changing')).includes('fresh'));
-    await host.call({ server: 'changing', tool: 'add_tool', arguments: { name: 'fresh' } });
+    await t.host.call({ server: 'changing', tool: 'add_tool', arguments: { name: 'fresh' } });
     assert.ok((await toolNames('changing')).includes('fresh'));
-    const result = await host.call({ server: 'changing', tool: 'fresh' });
+    const result = await t.host.call({ server: 'changing', tool: 'fresh' });
     assert.deepEqual(result.content, [{ type: 'text', text: 'fresh' }]);
   });
 
   it('refreshes a cached catalog once when a name is missing, so a silently added tool is callable', async () => {
     await toolNames('silent');
-    await host.call({ server: 'silent', tool: 'add_tool', arguments: { name: 'quiet', silent: true } });
+    await t.host.call({ server: 'silent', tool: 'add_tool', arguments: { name: 'quiet', silent: true } });
     assert.ok(!(await toolNames('silent')).includes('quiet'), 'no notification: the cached catalog stands');
-    const result = await host.call({ server: 'silent', tool: 'quiet' });
+    const result = await t.host.call({ server: 'silent', tool: 'quiet' });
     assert.deepEqual(result.content, [{ type: 'text', text: 'quiet' }]);
-    await assert.rejects(host.call({ server: 'silent', tool: 'never' }), (error: unknown) => isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL');
+    await assert.rejects(t.host.call({ server: 'silent', tool: 'never' }), (error: unknown) => isBerryError(error) && error.code === 'MCP_UNKNOWN_TOOL');
   });
 
   it('restarts a listing once when the server rejects its own cursor', async () => {
@@ -62,26 +54,26 @@ describe('live catalogs', function () {
   });
 
   it('drops duplicate tool names across pages (the first wins)', async () => {
-    const described = (await host.describe({ server: 'duplicates' })) as ServerDescription;
+    const described = (await t.host.describe({ server: 'duplicates' })) as ServerDescription;
     const names = Object.keys(described.tools);
     assert.equal(names.length, new Set(names).size);
     assert.doesNotMatch(Object.values(described.tools).join('\n'), /a second tool with the same name/);
   });
 
   it('sees prompts and resources announced by their list_changed notifications', async () => {
-    const before = (await host.describe({ server: 'prompting' })) as ServerDescription;
+    const before = (await t.host.describe({ server: 'prompting' })) as ServerDescription;
     assert.deepEqual(Object.keys(before.prompts), ['greet']);
     assert.deepEqual(Object.keys(before.resources), ['fixture://one']);
-    await host.call({ server: 'prompting', tool: 'add_prompt', arguments: { name: 'wave' } });
-    await host.call({ server: 'prompting', tool: 'add_resource', arguments: { uri: 'fixture://two' } });
-    const after = (await host.describe({ server: 'prompting' })) as ServerDescription;
+    await t.host.call({ server: 'prompting', tool: 'add_prompt', arguments: { name: 'wave' } });
+    await t.host.call({ server: 'prompting', tool: 'add_resource', arguments: { uri: 'fixture://two' } });
+    const after = (await t.host.describe({ server: 'prompting' })) as ServerDescription;
     assert.deepEqual(Object.keys(after.prompts), ['greet', 'wave']);
     assert.deepEqual(Object.keys(after.resources), ['fixture://one', 'fixture://two']);
-    const prompt = await host.prompt({ server: 'prompting', name: 'wave' });
+    const prompt = await t.host.prompt({ server: 'prompting', name: 'wave' });
     assert.equal(prompt.messages.length, 1);
-    const read = await host.read({ server: 'prompting', uri: 'fixture://two' });
+    const read = await t.host.read({ server: 'prompting', uri: 'fixture://two' });
     assert.deepEqual(read.contents, [{ uri: 'fixture://two', mimeType: 'text/plain', text: 'contents of fixture://two' }]);
-    await assert.rejects(host.read({ server: 'prompting', uri: 'fixture://three' }), (error: unknown) => {
+    await assert.rejects(t.host.read({ server: 'prompting', uri: 'fixture://three' }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_UNKNOWN_RESOURCE');
       assert.match(error.message, /Its resources: (fixture:\/\/one, fixture:\/\/two|fixture:\/\/two, fixture:\/\/one)\./);
       return true;
@@ -89,7 +81,7 @@ describe('live catalogs', function () {
   });
 
   it('still describes the tools of a server whose prompts/list fails, with a warning', async () => {
-    const described = (await host.describe({ server: 'broken' })) as ServerDescription;
+    const described = (await t.host.describe({ server: 'broken' })) as ServerDescription;
     assert.ok('echo' in described.tools);
     assert.deepEqual(described.prompts, {});
     assert.match(described.warnings?.[0] ?? '', /^prompts\/list failed: .*prompt store offline/);

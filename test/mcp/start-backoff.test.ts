@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { createMcpHost, type LogEvent, type McpHost, type ServerStatus } from '../../src/mcp/index.js';
 import { StartBackoff, StartBackoffError } from '../../src/mcp/pool/start-backoff.js';
 import { BerryError, ServerStartError, isBerryError } from '../../src/common/errors.js';
-import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { closedPort, faultEntry, tempDir } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { closedPort } from '../support/network.js';
+import { everythingPath, faultServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 /** Never answers initialize: the issue's dead server. `timeout: 1` makes its init limit 1 s. */
 const dead = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], timeout: 1 };

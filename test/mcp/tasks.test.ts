@@ -1,42 +1,37 @@
 // Task-augmented calls: server-everything's simulate-research-query (taskSupport "required") and
 // the fault fixture's task tools (--tasks), with progress, cancellation and the whole-task timeout.
 import assert from 'node:assert/strict';
-import { readFileSync, existsSync } from 'node:fs';
+import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHost, type Host } from '../../src/host.js';
+import type { Host } from '../../src/host.js';
 import type { ProgressEvent } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from './helpers.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
 
 describe('task-augmented tool calls', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: Host;
   let cancelLog: string;
+  let eventLog: string;
 
-  before(() => {
-    tmp = tempDir();
-    cancelLog = join(tmp.dir, 'cancel.log');
-    const env = { FIXTURE_CANCEL_LOG: cancelLog };
-    const config = writeConfig(tmp.dir, {
+  const t = useTestHost((dir) => {
+    cancelLog = join(dir, 'cancel.log');
+    eventLog = join(dir, 'events.log');
+    const env = { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog };
+    return {
       everything: { command: process.execPath, args: [everythingPath] },
       tasks: faultEntry(['--tasks'], { env }),
       quick: faultEntry(['--tasks'], { env, timeout: 3 }),
-    });
-    host = createHost({ cwd: tmp.dir, configPath: config });
-  });
-
-  after(async () => {
-    await host.close();
-    tmp.cleanup();
+    };
   });
 
   const cancelled = (): string[] => (existsSync(cancelLog) ? readFileSync(cancelLog, 'utf8').split('\n').filter(Boolean) : []);
 
   it("runs server-everything's simulate-research-query as a task and returns its ordinary result", async () => {
     const events: ProgressEvent[] = [];
-    const result = await host.call(
+    const result = await t.host.call(
       { server: 'everything', tool: 'simulate-research-query', arguments: { topic: 'berries' } },
       { onProgress: (event) => events.push(event) },
     );
@@ -47,7 +42,7 @@ describe('task-augmented tool calls', function () {
   });
 
   it('gives a script the ordinary mcp_call result of a task tool', async () => {
-    const record = await host.run(
+    const record = await t.host.run(
       `const r = await tools.mcp_call({ server: "tasks", tool: "task_sleep", arguments: { ms: 100 } });\ntext(r.content[0].text);`,
     );
     assert.equal(record.ok, true, JSON.stringify(record.error));
@@ -56,21 +51,23 @@ describe('task-augmented tool calls', function () {
 
   it('forwards progress notifications and status messages of a task', async () => {
     const events: ProgressEvent[] = [];
-    await host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 300, steps: 3 } }, { onProgress: (e) => events.push(e) });
+    await t.host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 300, steps: 3 } }, { onProgress: (e) => events.push(e) });
     assert.ok(events.some((e) => e.progress === 3 && e.total === 3), JSON.stringify(events));
     assert.ok(events.some((e) => e.message === 'step 2'), JSON.stringify(events));
   });
 
   it('calls an optional task tool as a task when the server runs tasks', async () => {
-    const result = await host.call({ server: 'tasks', tool: 'task_optional' });
+    const result = await t.host.call({ server: 'tasks', tool: 'task_optional' });
     assert.deepEqual(result.content, [{ type: 'text', text: 'answered as a task' }]);
   });
 
   it('sends tasks/cancel when the caller aborts, and rejects MCP_CANCELLED', async () => {
     const before = cancelled().length;
     const ac = new AbortController();
-    const call = host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 5000 } }, { signal: ac.signal });
-    setTimeout(() => ac.abort(), 300);
+    writeFileSync(eventLog, '');
+    const call = t.host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 5000 } }, { signal: ac.signal });
+    await waitForEvent(eventLog, 'started task_sleep');
+    ac.abort();
     await assert.rejects(call, (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED');
     await waitFor(() => cancelled().slice(before).some((line) => line.startsWith('task-cancelled ')), 5000, 'task-cancelled in the log');
   });
@@ -78,7 +75,7 @@ describe('task-augmented tool calls', function () {
   it('bounds the whole task by the entry timeout: MCP_TIMEOUT, and the task is cancelled', async () => {
     const before = cancelled().length;
     const started = Date.now();
-    await assert.rejects(host.call({ server: 'quick', tool: 'task_sleep', arguments: { ms: 30000 } }), (error: unknown) => {
+    await assert.rejects(t.host.call({ server: 'quick', tool: 'task_sleep', arguments: { ms: 30000 } }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_TIMEOUT', String(error));
       assert.match(error.message, /the whole task/);
       return true;

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createMcpHost, type McpHost, type ServerDescription } from '../../src/mcp/index.js';
-import { everythingPath, filesystemPath, memoryPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from './helpers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
+import { useTestHost } from '../support/test-host.js';
 import { ELICITATION_CAPABILITIES } from '../../src/mcp/operations/elicitation.js';
 
 interface Raw {
@@ -40,31 +40,28 @@ const text = (value: unknown): number => JSON.stringify(value, null, 2).length;
 
 describe('token economy against the reference servers', function () {
   this.timeout(60_000);
-  let tmp: ReturnType<typeof tempDir>;
-  let host: McpHost;
   const servers: Record<string, { args: string[]; env?: Record<string, string> }> = {};
   const raw: Record<string, Raw> = {};
   /** Ratios measured here, printed once for docs/operations.md. */
   const measured: string[] = [];
 
-  before(async () => {
-    tmp = tempDir();
-    servers['everything'] = { args: [everythingPath] };
-    servers['files'] = { args: [filesystemPath, tmp.dir] };
-    servers['memory'] = { args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.jsonl') } };
-    const config = writeConfig(
-      tmp.dir,
-      Object.fromEntries(
+  const t = useTestHost(
+    (dir) => {
+      servers['everything'] = { args: [everythingPath] };
+      servers['files'] = { args: [filesystemPath, dir] };
+      servers['memory'] = { args: [memoryPath], env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } };
+      return Object.fromEntries(
         Object.entries(servers).map(([name, s]) => [name, { command: process.execPath, args: s.args, ...(s.env ? { env: s.env } : {}) }]),
-      ),
-    );
-    host = createMcpHost({ cwd: tmp.dir, configPath: config });
+      );
+    },
+    { create: createMcpHost },
+  );
+
+  before(async () => {
     for (const [name, s] of Object.entries(servers)) raw[name] = await rawLists(s.args, s.env);
   });
 
   after(async () => {
-    await host.close();
-    tmp.cleanup();
     if (measured.length > 0) console.log(`      measured: ${measured.join('; ')}`);
   });
 
@@ -74,7 +71,7 @@ describe('token economy against the reference servers', function () {
     let sumRaw = 0;
     for (const [server, lists] of Object.entries(raw)) {
       for (const tool of lists.tools) {
-        const described = await host.describe({ server, tool: tool.name });
+        const described = await t.host.describe({ server, tool: tool.name });
         const size = text(described);
         const rawSize = JSON.stringify(tool).length;
         assert.ok(size <= rawSize, `${server}/${tool.name}: ${size} chars described > ${rawSize} raw`);
@@ -87,16 +84,16 @@ describe('token economy against the reference servers', function () {
   });
 
   it('describe of a tool keeps nested argument types (enough to call it)', async () => {
-    const create = await host.describe({ server: 'memory', tool: 'create_entities' });
+    const create = await t.host.describe({ server: 'memory', tool: 'create_entities' });
     assert.ok('arguments' in create);
     assert.match(create.arguments, /entities: \{ \/\*\* The name of the entity \*\/ name: string; .*observations: string\[\] \}\[\]/);
-    const research = await host.describe({ server: 'everything', tool: 'simulate-research-query' });
+    const research = await t.host.describe({ server: 'everything', tool: 'simulate-research-query' });
     assert.ok('taskSupport' in research && research.taskSupport === 'required');
   });
 
   it('describe of a server is at most 0.5× its raw tools, resources, templates and prompts lists', async () => {
     for (const server of Object.keys(raw)) {
-      const described = (await host.describe({ server })) as ServerDescription;
+      const described = (await t.host.describe({ server })) as ServerDescription;
       // All of it counts, the server's instructions too (they come from initialize, not the lists).
       const instructions = described.instructions === undefined ? 0 : text({ instructions: described.instructions }) - 4;
       const ratio = text(described) / raw[server]!.allJson;
@@ -104,16 +101,16 @@ describe('token economy against the reference servers', function () {
       assert.ok(ratio <= 0.5, `${server}: ${ratio.toFixed(2)}× raw`);
       assert.deepEqual(Object.keys(described.tools), raw[server]!.tools.map((t) => t.name));
     }
-    const memory = (await host.describe({ server: 'memory' })) as ServerDescription;
+    const memory = (await t.host.describe({ server: 'memory' })) as ServerDescription;
     assert.match(memory.tools['create_entities']!, /^\(\{ entities: \{ name: string; entityType: string; observations: string\[\] \}\[\] \}\) => /);
-    const everything = (await host.describe({ server: 'everything' })) as ServerDescription;
+    const everything = (await t.host.describe({ server: 'everything' })) as ServerDescription;
     for (const list of [everything.prompts, everything.resources, everything.resourceTemplates]) assert.ok(Object.keys(list).length > 0);
     assert.match(everything.tools['simulate-research-query']!, /\[task required\]$/);
     assert.match(everything.tools['echo']!, /^\(\{ message: string \}\) — Echoes back the input string \[readOnly\]$/);
   });
 
   it('list of the three servers is at most 0.2× their raw tools/list', async () => {
-    const list = await host.list({});
+    const list = await t.host.list({});
     const rawTools = Object.values(raw).reduce((sum, r) => sum + r.toolsJson, 0);
     const ratio = text(list) / rawTools;
     measured.push(`list ${ratio.toFixed(2)}× of ${rawTools} raw chars`);

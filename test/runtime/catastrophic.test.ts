@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 
 /**
  * Scripts that used to abort the whole host process: V8 gives up on one allocation it cannot fit

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { FIXTURES_DIR } from '../fixtures/servers.js';
+import { FIXTURES_DIR } from '../support/paths.js';
 
 interface CaseLine {
   readonly name: string;

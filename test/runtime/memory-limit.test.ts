@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FIXTURES_DIR } from '../fixtures/servers.js';
+import { FIXTURES_DIR } from '../support/paths.js';
 
 interface AttackLine {
   readonly name: string;

@@ -3,7 +3,7 @@ import { checkNodeFlags } from '../../src/runtime/index.js';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { hasNoNodeSnapshot, refusedFlags } from '../../src/runtime/node-flags.js';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 
 /** Runs one script with runScript in a Node started with `flags`; prints the record or the setup error. */
 function runUnder(flags: string[], code: string): { record?: { ok: boolean; result?: unknown; error?: { code?: string } }; error?: { code: string; message: string } } {

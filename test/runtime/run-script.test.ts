@@ -168,8 +168,8 @@ describe('runScript', () => {
     });
 
     it('rejects only for bad options', async () => {
-      await assert.rejects(runScript('return 1', { functions: { echo }, timeoutMs: -1 }), TypeError);
-      await assert.rejects(runScript(42 as unknown as string, { functions: {} }), TypeError);
+      await assert.rejects(runScript('return 1', { functions: { echo }, timeoutMs: -1 }), { name: 'TypeError', message: /^options\.timeoutMs must be .* got -1/ });
+      await assert.rejects(runScript(42 as unknown as string, { functions: {} }), { name: 'TypeError', message: 'runScript code must be a string, got number' });
     });
   });
 

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpHost } from '../../src/mcp/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine } from '../../src/machine/index.js';
-import { FIXTURES_DIR, PROJECT_ROOT, sandboxSpyPath } from '../fixtures/servers.js';
+import { FIXTURES_DIR, PROJECT_ROOT, sandboxSpyPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
 
 /** bubblewrap is installed (CI installs it; elsewhere the suites skip). */
@@ -71,14 +71,6 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
 /** Host pids whose command line contains `marker`. */
 export function pidsWithMarker(marker: string): number[] {
   return processTable().filter((row) => row.cmdline.includes(marker)).map((row) => row.pid);
-}
-
-export async function waitUntil(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** An HTTP server on 127.0.0.1 that answers every request with `pong`. */

@@ -3,9 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpHost, type ListResult, type McpHost } from '../../src/mcp/index.js';
-import { runProcess } from '../cli/helpers.js';
-import { filesystemPath, PROJECT_ROOT, writeConfig } from '../fixtures/servers.js';
-import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong, waitUntil } from './helpers.js';
+import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
+import { runProcess } from '../support/processes.js';
+import { writeConfig } from '../support/write-config.js';
+import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
@@ -127,9 +129,9 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     const { host } = hostFor({ plain: spyEntry(undefined), confined: spyEntry({ mode: 'on' }) });
     await spy(host, 'confined', 'grandchild', { marker: confinedMarker });
     await spy(host, 'plain', 'grandchild', { marker: plainMarker });
-    await waitUntil(() => pidsWithMarker(confinedMarker).length === 1 && pidsWithMarker(plainMarker).length === 1, 5000, 'both grandchildren');
+    await waitFor(() => pidsWithMarker(confinedMarker).length === 1 && pidsWithMarker(plainMarker).length === 1, 5000, 'both grandchildren');
     await host.close();
-    await waitUntil(() => pidsWithMarker(confinedMarker).length === 0, 5000, 'the confined grandchild to die');
+    await waitFor(() => pidsWithMarker(confinedMarker).length === 0, 5000, 'the confined grandchild to die');
     const survivors = pidsWithMarker(plainMarker);
     assert.equal(survivors.length, 1, 'the control: an unconfined setsid grandchild outlives its server');
     for (const pid of survivors) process.kill(pid, 'SIGKILL');

@@ -3,10 +3,11 @@ import { chownSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import { SshMachine } from '../../src/machine/index.js';
-import { filesystemPath } from '../fixtures/servers.js';
+import { filesystemPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy, waitUntil } from './helpers.js';
+import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy } from './helpers.js';
+import { waitFor } from '../support/wait.js';
 
 describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved there', function () {
   this.timeout(60_000);
@@ -114,9 +115,9 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     const marker = `berry-grandchild-${process.pid}-ssh`;
     const host = hostFor({ spy: spyEntry({ mode: 'on' }) });
     await spy(host, 'spy', 'grandchild', { marker });
-    await waitUntil(() => pidsWithMarker(marker).length === 1, 5000, 'the grandchild');
+    await waitFor(() => pidsWithMarker(marker).length === 1, 5000, 'the grandchild');
     await host.close();
-    await waitUntil(() => pidsWithMarker(marker).length === 0, 5000, 'the grandchild to die');
+    await waitFor(() => pidsWithMarker(marker).length === 0, 5000, 'the grandchild to die');
   });
 
   it('fails closed on the remote: bwrap not on its PATH, a bind path missing there, a namespace its kernel refuses', async () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { BIN, run, serveStdio } from './helpers.js';
-import { runProcess, type CliResult } from '../cli/helpers.js';
+import { BIN, run, serveStdio } from '../support/berry-serve.js';
+import { everythingPath } from '../support/paths.js';
+import { type CliResult, runProcess } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 function serve(args: string[]): Promise<CliResult> {
   return runProcess(process.execPath, [BIN, 'serve', ...args], { cwd: process.cwd() });

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveStdio, texts, type StdioServe } from './helpers.js';
+import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { everythingPath, faultServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 // serve --confirm-writes: the approval hook asks the run's own client, through elicitation.
 describe('berry-mcp serve --confirm-writes', function () {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, startEverythingHttp, writeConfig, type PortFixture } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveHttp, texts, type HttpServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { type PortFixture, startEverythingHttp } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 /**
  * Two clients of one `serve --http`: A declared elicitation, B did not. A downstream server's

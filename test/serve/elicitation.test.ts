@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveHttp, serveStdio, texts, type StdioServe } from './helpers.js';
+import { run, serveHttp, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 // Needs the host's elicitation wiring (createHost({ onElicitation })) from the interoperability work.
 describe('berry-mcp serve: elicitation from a downstream server', function () {

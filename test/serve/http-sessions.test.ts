@@ -3,8 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createHost } from '../../src/host.js';
 import { RunService, serveHttp } from '../../src/serve/index.js';
-import { tempDir } from '../mcp/helpers.js';
-import { writeConfig } from '../fixtures/servers.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('serveHttp: sessions', function () {
   this.timeout(30_000);

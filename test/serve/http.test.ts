@@ -3,9 +3,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
-import { run, serveHttp, texts, type HttpServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'test-token-0123456789';
 const INIT = JSON.stringify({
@@ -41,15 +45,17 @@ describe('berry-mcp serve --http', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let cancelLog: string;
+  let eventLog: string;
   let serve: HttpServe;
 
   before(async () => {
     tmp = tempDir('berry-serve-http-');
     cancelLog = join(tmp.dir, 'cancel.log');
+    eventLog = join(tmp.dir, 'events.log');
     writeFileSync(cancelLog, '');
     writeConfig(tmp.dir, {
       everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
     });
     serve = await serveHttp(['--config', 'mcp.json', '--allow-origin', 'https://agent.example'], {
       cwd: tmp.dir,
@@ -112,10 +118,11 @@ describe('berry-mcp serve --http', function () {
     await run(client, "text('one'); text('two'); return 1", { onprogress: (p) => seen.push(p.message ?? '') });
     assert.deepEqual(seen, ['one', 'two']);
     writeFileSync(cancelLog, '');
+    writeFileSync(eventLog, '');
     const controller = new AbortController();
     const pending = run(client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });", { signal: controller.signal });
     pending.catch(() => {});
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitForEvent(eventLog, 'started sleep');
     controller.abort('enough');
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the inner call to be cancelled');
   });
@@ -128,6 +135,7 @@ describe('berry-mcp serve --http', function () {
     const withSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' };
     await fetch(serve.url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
     writeFileSync(cancelLog, '');
+    writeFileSync(eventLog, '');
     const dropped = new AbortController();
     const call = fetch(serve.url, {
       method: 'POST',
@@ -142,7 +150,7 @@ describe('berry-mcp serve --http', function () {
     });
     const response = await call;
     assert.equal(response.status, 200);
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitForEvent(eventLog, 'started sleep');
     dropped.abort();
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the inner call to be cancelled');
   });

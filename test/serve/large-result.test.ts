@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { filesystemPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
+import { type HttpServe, run as runOn, serveHttp, texts } from '../support/berry-serve.js';
+import { filesystemPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { run as runOn, serveHttp, texts, type HttpServe } from './helpers.js';
 
 const TOKEN = 'test-token-large-0123456789';
 const MB = 1024 * 1024;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { echoServerPath, everythingPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveHttp, serveStdio, texts, type HttpServe, type StdioServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { echoServerPath, everythingPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'serve-token-5f0c1e9a7b3d';
 const PLAIN = { name: 'BERRY_TEST_INHERITED', value: 'plain-inherited-value' } as const;

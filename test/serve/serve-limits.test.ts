@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { faultServerPath, writeConfig } from '../fixtures/servers.js';
-import { tempDir } from '../mcp/helpers.js';
-import { run, serveHttp, texts, type HttpServe } from './helpers.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { faultServerPath } from '../support/paths.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'limits-token';
 const sleepRun = (ms: number): string => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return 'slept';`;
@@ -11,11 +15,13 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('berry-mcp serve --http: fairness between clients, queue and session caps', function () {
   this.timeout(90_000);
   let tmp: ReturnType<typeof tempDir>;
+  let eventLog: string;
   const serves: HttpServe[] = [];
 
   before(() => {
     tmp = tempDir('berry-serve-limits-');
-    writeConfig(tmp.dir, { fault: { command: process.execPath, args: [faultServerPath] } });
+    eventLog = join(tmp.dir, 'events.log');
+    writeConfig(tmp.dir, { fault: { command: process.execPath, args: [faultServerPath], env: { FIXTURE_EVENT_LOG: eventLog } } });
   });
   after(async () => {
     await Promise.all(serves.map((s) => s.close()));
@@ -34,6 +40,7 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     const b = await serve.connect(TOKEN);
     // Warm the connection so the first run does not also pay the server's start.
     await run(a, sleepRun(1));
+    writeFileSync(eventLog, '');
     const order: string[] = [];
     const track = (name: string, result: Promise<CallToolResult>) =>
       result.then((r) => {
@@ -41,7 +48,7 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
         order.push(name);
       });
     const mine = [1, 2, 3, 4].map((n) => track(`a${n}`, run(a, sleepRun(700))));
-    await pause(300);
+    await waitForEvent(eventLog, 'started sleep');
     await Promise.all([...mine, track('b', run(b, 'return 1'))]);
     // b came while a1 ran, behind a2..a4: it goes right after a2 (FIFO would put it last).
     assert.ok(order.indexOf('b') <= 2, order.join(' '));
@@ -52,8 +59,9 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     const serve = await start(['--max-concurrency', '1', '--max-queued-runs', '2']);
     const a = await serve.connect(TOKEN);
     const b = await serve.connect(TOKEN);
+    writeFileSync(eventLog, '');
     const running = run(a, sleepRun(1500));
-    await pause(300);
+    await waitForEvent(eventLog, 'started sleep');
     const queued = [run(a, 'return 2'), run(a, 'return 3')];
     await pause(300);
     const refused = await run(a, 'return 4');
@@ -68,8 +76,9 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     const serve = await start(['--max-sessions', '2']);
     const busy = await serve.connect(TOKEN);
     const idle = await serve.connect(TOKEN);
+    writeFileSync(eventLog, '');
     const long = run(busy, sleepRun(5000));
-    await pause(300);
+    await waitForEvent(eventLog, 'started sleep');
     const newcomer = await serve.connect(TOKEN);
     await newcomer.ping();
     await assert.rejects(idle.ping(), (error: Error & { code?: number }) => {
@@ -79,7 +88,7 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     await busy.ping();
     // Both sessions busy: the next initialize is refused with 503 and a JSON-RPC error.
     const second = run(newcomer, sleepRun(3000));
-    await pause(300);
+    await waitForEvent(eventLog, 'started sleep', { count: 2 });
     const response = await initialize(serve.url);
     assert.equal(response.status, 503);
     const body = (await response.json()) as { error: { code: number; message: string } };

@@ -1,24 +1,30 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, memoryPath, processAlive, writeConfig } from '../fixtures/servers.js';
-import { faultEntry, tempDir, waitFor } from '../mcp/helpers.js';
-import { run, serveStdio, texts, type StdioServe } from './helpers.js';
+import { ErrorCode, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { everythingPath, memoryPath } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
 
 describe('berry-mcp serve (stdio)', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let cancelLog: string;
+  let eventLog: string;
   let serve: StdioServe;
 
   before(async () => {
     tmp = tempDir('berry-serve-');
     cancelLog = join(tmp.dir, 'cancel.log');
+    eventLog = join(tmp.dir, 'events.log');
     writeFileSync(cancelLog, '');
     writeConfig(tmp.dir, {
       everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
+      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
     });
     serve = await serveStdio(['--config', 'mcp.json', '--max-concurrency', '2'], { cwd: tmp.dir });
   });
@@ -166,14 +172,16 @@ describe('berry-mcp serve (stdio)', function () {
 
   it('cancels a run on notifications/cancelled, and the inner call is cancelled on its server', async () => {
     const controller = new AbortController();
+    writeFileSync(eventLog, '');
     const pending = run(serve.client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });", {
       signal: controller.signal,
     });
     pending.catch(() => {});
     // Wait until the fault server has the sleep: its connection is up and the call sent.
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForEvent(eventLog, 'started sleep');
     controller.abort('user gave up');
-    await assert.rejects(pending);
+    // The SDK client rejects an aborted request with an McpError (RequestTimeout) carrying the reason.
+    await assert.rejects(pending, { name: 'McpError', code: ErrorCode.RequestTimeout, message: /user gave up/ });
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the fault server to log the cancellation');
     assert.deepEqual((await run(serve.client, 'return 3')).structuredContent?.['result'], 3);
   });
@@ -194,16 +202,17 @@ describe('berry-mcp serve (stdio)', function () {
 
   it('queues runs past --max-concurrency in order, and a queued run can be cancelled', async () => {
     const sleeper = (ms: number) => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return Date.now();`;
+    writeFileSync(eventLog, '');
     const first = run(serve.client, sleeper(1200));
     const second = run(serve.client, sleeper(1200));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitForEvent(eventLog, 'started sleep', { count: 2 });
     const controller = new AbortController();
     const queued = run(serve.client, 'return "never"', { signal: controller.signal });
     queued.catch(() => {});
     const fourth = run(serve.client, 'return Date.now()');
     await new Promise((r) => setTimeout(r, 200));
     controller.abort();
-    await assert.rejects(queued);
+    await assert.rejects(queued, { name: 'McpError', code: ErrorCode.RequestTimeout, message: /This operation was aborted/ });
     const [t1, t2, t4] = (await Promise.all([first, second, fourth])).map((r) => r.structuredContent?.['result'] as number);
     assert.ok(t4! >= Math.min(t1!, t2!), 'the fourth run waited for a free slot');
   });
@@ -248,9 +257,10 @@ describe('berry-mcp serve (stdio)', function () {
     const local = await serveStdio(['--config', 'mcp.json'], { cwd: tmp.dir });
     const pid = local.transport.pid!;
     writeFileSync(cancelLog, '');
+    writeFileSync(eventLog, '');
     const pending = run(local.client, "await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 30000 } });");
     pending.catch(() => {});
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitForEvent(eventLog, 'started sleep');
     await local.close();
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the inner call to be cancelled');
     await waitFor(() => !processAlive(pid), 10_000, 'serve to exit');

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { chownSync, copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { faultServerPath, PROJECT_ROOT, processAlive } from '../fixtures/servers.js';
-import { waitFor } from '../mcp/helpers.js';
+import { run, serveStdio, texts } from '../support/berry-serve.js';
+import { faultServerPath, PROJECT_ROOT } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
+import { waitFor } from '../support/wait.js';
 import { REMOTE_ENV, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
-import { run, serveStdio, texts } from './helpers.js';
 
 describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', function () {
   this.timeout(60_000);

@@ -5,7 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError, type BerryError } from '../../src/common/errors.js';
 import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
-import { faultServerPath, processAlive } from '../fixtures/servers.js';
+import { faultServerPath } from '../support/paths.js';
+import { processAlive } from '../support/processes.js';
 import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 
 // The stdio transport's bounds hold for servers over SSH too: the same line reader parses an exec

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { generateTypings } from '../../src/mcp/typings/index.js';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 import { DOWN_SERVER_ERROR, fixtureTools, WEIRD_SERVER_NAME, weirdServerTools } from './fixtures/fixture-tools.js';
 import { learnedObserved, learnedTools } from './fixtures/observed-tools.js';
 import { listReferenceServers } from './support/reference-servers.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from '../support/paths.js';
 
 const CONTRACT = path.join(PROJECT_ROOT, 'src', 'mcp', 'contract.ts');
 const STATIC_TYPINGS = path.join(PROJECT_ROOT, 'typings', 'berry-mcp.d.ts');

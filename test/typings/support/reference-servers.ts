@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { everythingPath, filesystemPath, memoryPath } from '../../fixtures/servers.js';
+import { everythingPath, filesystemPath, memoryPath } from '../../support/paths.js';
 
 export interface ReferenceServers {
   /** Tool lists by the server names of examples/mcp.json: everything, files, memory. */

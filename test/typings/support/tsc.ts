@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../../fixtures/servers.js';
+import { PROJECT_ROOT } from '../../support/paths.js';
 
 /** The source folder of the sample scripts (the project tsconfig excludes it). */
 export const CASES_DIR = path.join(PROJECT_ROOT, 'test', 'typings', 'cases');

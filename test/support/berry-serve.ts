@@ -1,10 +1,11 @@
+// `berry-mcp serve` as a child process with an SDK client connected (stdio or Streamable HTTP), and `run`.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { PROJECT_ROOT } from '../fixtures/servers.js';
+import { PROJECT_ROOT } from './paths.js';
 
 export const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 
