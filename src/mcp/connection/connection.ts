@@ -31,8 +31,7 @@ import { ELICITATION_CAPABILITIES, installElicitation } from '../operations/elic
 import type { ElicitationHandler } from '../handlers.js';
 import { RequestOwners } from './request-owners.js';
 import type { LogSink } from '../log.js';
-import { describeFailure, mapSdkError } from './map-error.js';
-import { authRequired, describeHttpFailure, isSessionExpired, isStreamLost } from './map-http-error.js';
+import { authRequired, describeFailure, describeHttpFailure, isSessionExpired, isStreamLost, mapSdkError } from './failures.js';
 import { ServerCatalog } from '../catalog/server-catalog.js';
 import { closedDetail, tooLargeError } from './stdio-failure.js';
 
