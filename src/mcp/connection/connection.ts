@@ -22,6 +22,7 @@ import {
   type Machine,
 } from '../../machine/index.js';
 import { settlesWithin } from '../../common/index.js';
+import { VERSION } from '../../common/version.js';
 import { authRequiredError, mapAuthError, type OAuthSession } from '../../auth/index.js';
 import { onAbort } from '../../common/abort-listeners.js';
 import { RequestSignal } from './request-signal.js';
@@ -35,7 +36,7 @@ import { authRequired, describeFailure, describeHttpFailure, isSessionExpired, i
 import { ServerCatalog } from '../catalog/server-catalog.js';
 import { closedDetail, tooLargeError } from './stdio-failure.js';
 
-const CLIENT_INFO = { name: 'berry-mcp', version: '0.1.0' };
+const CLIENT_INFO = { name: 'berry-mcp', version: VERSION };
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
 /** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
