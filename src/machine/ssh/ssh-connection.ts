@@ -1,5 +1,6 @@
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { BerryError } from '../../common/errors.js';
+import { abortable } from '../../common/abort.js';
 
 /** Output of a short command run to completion. */
 export interface RunResult {
@@ -293,21 +294,4 @@ export function parseEnv(text: string, separator: '\0' | '\n'): Record<string, s
     }
   }
   return env;
-}
-
-/** Waits for `promise` unless `signal` aborts first (then `onAbort` runs and the reason rejects). */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort?: () => void): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    onAbort?.();
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const abort = (): void => {
-      onAbort?.();
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

@@ -24,9 +24,9 @@ import {
 import { settlesWithin } from '../../common/index.js';
 import { VERSION } from '../../common/version.js';
 import { authRequiredError, mapAuthError, type OAuthSession } from '../../auth/index.js';
-import { onAbort } from '../../common/abort-listeners.js';
+import { abortPromise, onAbort } from '../../common/abort.js';
 import { RequestSignal } from './request-signal.js';
-import { abortPromise, createSession, type ConnectionAuthOptions } from './oauth-session.js';
+import { createSession, type ConnectionAuthOptions } from './oauth-session.js';
 import type { ProgressEvent } from '../contract.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from '../operations/elicitation.js';
 import type { ElicitationHandler } from '../handlers.js';
@@ -221,7 +221,7 @@ export class ServerConnection {
     // Shared with other requests that met the same sign-in: this caller's abort ends only its wait.
     const completing = session.completeSignIn((code) => transport.finishAuth(code));
     try {
-      await (signal ? Promise.race([completing, abortPromise(signal)]) : completing);
+      await (signal ? Promise.race([completing, abortPromise(signal, () => new CancelledError('The sign-in was cancelled.'))]) : completing);
     } catch (error) {
       throw mapAuthError(error, this.config.name, this.redact) ?? this.#mapError(error, 'sign-in', signal);
     }

@@ -4,7 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError } from '../../common/errors.js';
-import { onAbort } from '../../common/abort-listeners.js';
+import { onAbort } from '../../common/abort.js';
 
 export interface ApprovalRequest {
   readonly server: string;

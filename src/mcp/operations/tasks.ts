@@ -7,7 +7,7 @@
  */
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
-import { onAbort } from '../../common/abort-listeners.js';
+import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
 
 /** Bounds on the server's poll interval: never a busy loop, never a nap past a short task. */
@@ -123,20 +123,6 @@ export async function callToolAsTask(
 
 function clamp(ms: number): number {
   return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, ms));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      forget();
-      resolve();
-    }, ms);
-    const forget = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
 }
 
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */

@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from '../../machine/machine.js';
 import { LineReader, LineTooLongError } from './line-reader.js';
-import { settlesWithin } from '../../common/settles-within.js';
+import { settlesWithin } from '../../common/abort.js';
 import { TailBuffer } from './stderr-tail.js';
 
 /** Default cap on one message from a server's stdout: results of 100 MB and more fit. */
