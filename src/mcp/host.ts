@@ -174,7 +174,7 @@ class Host implements McpHost {
       async (connectSignal) => {
         try {
           // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
-          const connection = await (await import('./connection/connection.js')).ServerConnection.open({
+          const connection = await (await import('./connection/open.js')).openConnection({
             machine: this.machine,
             config,
             log: this.#log,
