@@ -54,20 +54,36 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number, signa
   }
 }
 
-/** Waits for `promise` unless `signal` aborts first (then `onAbort` runs and the reason rejects). */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort?: () => void): Promise<T> {
+/**
+ * Waits for `promise` unless `signal` aborts first: then `onAborted` runs and the wait rejects
+ * with `reason()` (the signal's reason by default). Many waits on one signal share its listener.
+ */
+export function abortable<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+  onAborted?: () => void,
+  reason: () => unknown = () => signal?.reason,
+): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) {
-    onAbort?.();
-    return Promise.reject(signal.reason);
+    onAborted?.();
+    return Promise.reject(reason());
   }
   return new Promise<T>((resolve, reject) => {
-    const abort = (): void => {
-      onAbort?.();
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+    const forget = onAbort(signal, () => {
+      onAborted?.();
+      reject(reason());
+    });
+    promise.then(
+      (value) => {
+        forget();
+        resolve(value);
+      },
+      (error: unknown) => {
+        forget();
+        reject(error);
+      },
+    );
   });
 }
 
