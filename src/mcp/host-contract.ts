@@ -15,13 +15,10 @@ import type {
   ReadRequest,
   ReadResult,
 } from './contract.js';
-import type { ApproveCall } from './operations/approval.js';
+import type { CallOperationOptions } from './operations/call-operation.js';
 import type { AuthorizeResult } from './operations/sign-in.js';
 
-/** One call's options: a call's own approval hook (a served run's) takes the host's place. */
-export interface CallOperationOptions extends OperationOptions {
-  readonly approveCall?: ApproveCall;
-}
+export type { CallOperationOptions };
 
 export interface McpHost {
   readonly machine: Machine;

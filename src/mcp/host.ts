@@ -7,13 +7,14 @@ import { MAX_LINE_LIMIT } from '../transport/stdio/line-reader.js';
 import type { Machine } from '../machine/index.js';
 import type { ApproveCall } from './operations/approval.js';
 import { ArgumentChecker } from './operations/argument-check.js';
-import { callOn } from './operations/call-operation.js';
+import { call as callOperation } from './operations/call-operation.js';
 import { ObservedTypes } from './catalog/observed-types/observer.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { describeServer, describeToolOf } from './operations/describe-operation.js';
-import { getPrompt } from './operations/prompts.js';
-// resources.js (and tasks.js, see call-operation.ts) load the SDK's schemas: imported when first
-// used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
+import { describe as describeOperation } from './operations/describe-operation.js';
+import { prompt as promptOperation } from './operations/prompts.js';
+import { read as readOperation } from './operations/read.js';
+// resources.js (see read.ts) and tasks.js (see call-operation.ts) load the SDK's schemas: imported
+// when first used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import type { CallRequest, CallResult, DescribeRequest, DescribeResult, ListRequest, ListResult, OperationOptions, PromptRequest, PromptResult, ReadRequest, ReadResult } from './contract.js';
 import type { ServerConnection } from './connection/connection.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
@@ -32,14 +33,7 @@ import { authorize, logout } from './operations/authorize.js';
 import { list } from './operations/list.js';
 import { typings } from './operations/typings.js';
 import { poolKey, poolScope } from './pool/pool-key.js';
-import {
-  DEFAULT_MAX_ARGUMENT_BYTES,
-  checkArgumentsSize,
-  validateCallRequest,
-  validateDescribeRequest,
-  validatePromptRequest,
-  validateReadRequest,
-} from './operations/validate-request.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES } from './operations/validate-request.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -112,6 +106,10 @@ class Host implements McpHost {
       pendingFailure: (prepared, config) => this.#pendingFailure(prepared, config),
       keyOf: (prepared, config) => this.#key(prepared.lifetime, config),
       track: (work) => this.#track(work),
+      withEntry: (server, fn, signal, force) => this.#withEntry(server, fn, signal, force),
+      approveCall: this.#approveCall,
+      arguments: this.#arguments,
+      maxArgumentBytes: this.#maxArgumentBytes,
       auth: this.#auth,
       openSignal: (signal) => this.#openSignal(signal),
     };
@@ -241,36 +239,20 @@ class Host implements McpHost {
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);
-    const { server, tool, schemas } = validateDescribeRequest(request);
-    const { signal } = options;
-    // Describing a server is an explicit look at it: a recorded start failure does not answer for it.
-    return this.#withEntry(
-      server,
-      async (connection, entry) => {
-        const observed = await this.#observed.viewOf(connection, entry.name, signal);
-        return tool === undefined ? describeServer(connection, entry, signal, observed) : describeToolOf(connection, entry, tool, schemas === true, signal, observed);
-      },
-      signal,
-      true,
-    );
+    return describeOperation(this.#context, request, options);
   }
 
   async call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
     throwIfCancelled(options.signal);
-    const { server, tool, arguments: args } = validateCallRequest(request);
-    checkArgumentsSize('mcp_call', args, this.#maxArgumentBytes);
-    const context = { approve: options.approveCall ?? this.#approveCall, checker: this.#arguments, observed: this.#observed };
-    return this.#withEntry(server, (connection, entry) => callOn(connection, entry, tool, args, options, context), options.signal);
+    return callOperation(this.#context, request, options);
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
-    const valid = validateReadRequest(request);
-    return this.#withEntry(valid.server, async (connection) => (await import('./operations/resources.js')).readResource(connection, valid, options), options.signal);
+    return readOperation(this.#context, request, options);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
-    const valid = validatePromptRequest(request);
-    return this.#withEntry(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
+    return promptOperation(this.#context, request, options);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

@@ -1,4 +1,4 @@
-/** What the host lends the operations written outside it (list, typings): one shape for all. */
+/** What the host lends its operations: each is a function of (context, request, options). */
 import type { LoadedConfig, ResolvedServerConfig } from '../../config/index.js';
 import type { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../machine/index.js';
@@ -7,6 +7,8 @@ import type { ObservedTypes } from '../catalog/observed-types/observer.js';
 import type { ServerConnection } from '../connection/connection.js';
 import type { ConnectionAuthOptions } from '../connection/auth-options.js';
 import type { LogSink } from '../log.js';
+import type { ApproveCall } from './approval.js';
+import type { ArgumentChecker } from './argument-check.js';
 import type { ConnectionPool } from '../pool/pool.js';
 import type { StartBackoff } from '../pool/start-backoff.js';
 
@@ -31,6 +33,11 @@ export interface OperationContext {
   prepare(signal: AbortSignal | undefined): Promise<Prepared>;
   /** The entry named `server`, or MCP_UNKNOWN_SERVER / its config error / MCP_SERVER_DISABLED. */
   resolve(prepared: Prepared, server: string): ResolvedServerConfig;
+  /**
+   * One operation on the connection for `server`, with that server's entry as this operation read
+   * it (answers take the name and filter from `entry`, never from the shared connection).
+   */
+  withEntry<T>(server: string, fn: (connection: ServerConnection, entry: ResolvedServerConfig) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
   /** Runs `fn` on the pooled connection for `config` (its answer redacted); `force` skips the backoff. */
   use<T>(prepared: Prepared, config: ResolvedServerConfig, fn: (connection: ServerConnection) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
   /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
@@ -39,6 +46,12 @@ export interface OperationContext {
   keyOf(prepared: Prepared, config: ResolvedServerConfig): string;
   /** Background work (saves, refreshes) that close() lets finish. */
   track(work: Promise<unknown>): void;
+  /** The host's approval hook (a call's own takes its place). */
+  readonly approveCall: ApproveCall | undefined;
+  /** Checks a call's arguments against the tool's inputSchema. */
+  readonly arguments: ArgumentChecker;
+  /** Longest `arguments` of a call, as JSON. */
+  readonly maxArgumentBytes: number;
   /** How HTTP servers sign in (where tokens live, who opens the authorization URL). */
   readonly auth: ConnectionAuthOptions;
   /** `signal` joined with the host's close: a sign-in waiting for the user ends with the host. */

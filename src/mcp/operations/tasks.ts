@@ -5,7 +5,7 @@
  * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
  * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
  */
-import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
 import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
