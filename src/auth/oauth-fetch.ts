@@ -8,6 +8,7 @@
  * `instanceof Response`, which turned the server's OAuth error into "Raw body: [object Response]".
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { onAbort } from '../common/abort.js';
 import { CancelledError, OAuthEndpointError } from '../common/errors.js';
 
 /** An OAuth document or token response is a few KB; 1 MiB leaves room for any real one. */
@@ -48,8 +49,7 @@ export function boundOAuthFetch(base: FetchLike, limits: OAuthFetchLimits = {}):
       timedOut = true;
       deadline.abort();
     }, timeoutMs);
-    const onAbort = (): void => deadline.abort();
-    caller?.addEventListener('abort', onAbort, { once: true });
+    const forget = caller ? onAbort(caller, () => deadline.abort()) : undefined;
     try {
       const response = await base(url, { ...init, signal: deadline.signal });
       const body = await readBounded(response, endpoint, maxBytes);
@@ -74,7 +74,7 @@ export function boundOAuthFetch(base: FetchLike, limits: OAuthFetchLimits = {}):
       throw error;
     } finally {
       clearTimeout(timer);
-      caller?.removeEventListener('abort', onAbort);
+      forget?.();
     }
   };
 }

@@ -5,6 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { onAbort } from '../common/abort.js';
 import { BerryError } from '../common/errors.js';
 
 export const CALLBACK_PATH = '/callback';
@@ -94,17 +95,17 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
           timeoutMs,
         );
         timer.unref();
-        const onAbort = (): void => done(undefined, new BerryError('MCP_CANCELLED', 'The sign-in was cancelled.'));
-        signal?.addEventListener('abort', onAbort, { once: true });
+        const cancel = (): void => done(undefined, new BerryError('MCP_CANCELLED', 'The sign-in was cancelled.'));
+        const forget = signal ? onAbort(signal, cancel) : undefined;
         const done = (code: string | undefined, error?: Error): void => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          forget?.();
           if (waiter?.state === state) waiter = undefined;
           if (code !== undefined) resolve(code);
           else reject(error);
         };
         waiter = { state, checkIssuer, resolve: (code) => done(code), reject: (error) => done(undefined, error) };
-        if (signal?.aborted) onAbort();
+        if (signal?.aborted) cancel();
       });
     },
     hold() {

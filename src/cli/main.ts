@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LogEvent } from '../mcp/index.js';
 import { isBerryError, type BerryErrorCode } from '../common/errors.js';
+import { VERSION } from '../common/version.js';
 import type { Host, HostOptions } from '../host.js';
 import { parseCliArgs } from './args.js';
 import { COMMANDS, type CommandName } from './commands.js';
@@ -37,7 +38,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     const parsed = parseCliArgs(argv);
     if ('version' in parsed) {
-      io.stdout.write('berry-mcp 0.1.0\n');
+      io.stdout.write(`berry-mcp ${VERSION}\n`);
       return 0;
     }
     if ('help' in parsed) {

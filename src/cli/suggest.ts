@@ -1,21 +1,4 @@
-/** Edit distance (insert, delete, substitute, swap of neighbours) between two short strings. */
-function distance(a: string, b: string): number {
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    rows.push([i]);
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        rows[0]![j] = j;
-        continue;
-      }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
+import { editDistance } from '../common/closest-names.js';
 
 /** The candidates closest to `word`, best first: close edits, or names that contain it. */
 export function closest(word: string, candidates: Iterable<string>, max = 3): string[] {
@@ -23,7 +6,7 @@ export function closest(word: string, candidates: Iterable<string>, max = 3): st
   const scored: { name: string; score: number }[] = [];
   for (const name of candidates) {
     const other = name.toLowerCase();
-    const d = distance(lower, other);
+    const d = editDistance(lower, other, true);
     const limit = Math.max(1, Math.floor(Math.max(lower.length, other.length) / 3));
     if (d <= limit) scored.push({ name, score: d });
     else if (Math.min(lower.length, other.length) >= 4 && (other.includes(lower) || lower.includes(other))) scored.push({ name, score: limit + 1 });

@@ -22,20 +22,29 @@ export function nameList(wanted: string, candidates: readonly string[]): string 
 
 /** Edit distance, with containment counted as close (`list_dir` ~ `list_directory`). */
 function score(wanted: string, name: string): number {
-  const distance = editDistance(wanted, name);
+  // Long names are told apart by length alone: no quadratic table for a pasted paragraph.
+  const long = wanted.length > 200 || name.length > 200;
+  const distance = long ? Math.abs(wanted.length - name.length) + 200 : editDistance(wanted, name);
   if (name.includes(wanted) || wanted.includes(name)) return Math.min(distance, Math.abs(name.length - wanted.length) / 4);
   return distance;
 }
 
-function editDistance(a: string, b: string): number {
-  if (a.length > 200 || b.length > 200) return Math.abs(a.length - b.length) + 200;
+/**
+ * Levenshtein distance between `a` and `b`; with `swaps`, a swap of two neighbours counts as one
+ * edit too (optimal string alignment: the CLI's typo check).
+ */
+export function editDistance(a: string, b: string, swaps = false): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let best = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (swaps && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, before[j - 2]! + 1);
+      current[j] = best;
     }
+    before = previous;
     previous = current;
   }
   return previous[b.length]!;

@@ -12,7 +12,6 @@ export {
   isBerryError,
 } from './errors.js';
 export type { BerryErrorCode, BerryErrorOptions, SandboxUnavailableReason } from './errors.js';
-export { onAbort } from './abort-listeners.js';
-export { settlesWithin } from './settles-within.js';
+export { abortable, abortPromise, onAbort, settlesWithin, sleep } from './abort.js';
 export { SharedWork } from './shared-work.js';
 export { closestFirst, nameList } from './closest-names.js';

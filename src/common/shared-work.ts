@@ -1,5 +1,5 @@
 import { CancelledError } from './errors.js';
-import { onAbort } from './abort-listeners.js';
+import { onAbort } from './abort.js';
 
 /**
  * Work that several callers wait for (a connect, a catalog fetch). It runs under its own signal,

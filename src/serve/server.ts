@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { VERSION } from '../common/version.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
@@ -39,7 +40,6 @@ export interface RunServiceOptions {
   readonly onWarning?: (message: string) => void;
 }
 
-const VERSION = '0.1.0';
 const INSTRUCTIONS =
   'berry-mcp runs JavaScript against many MCP servers at once: use the run tool, whose description lists the API and the servers. ' +
   'Prefer one script that calls several tools in parallel and returns only what you need over many separate calls.';

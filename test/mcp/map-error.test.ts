@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/map-error.js';
+import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/failures.js';
 
 const context: ErrorContext = {
   server: 'docs',

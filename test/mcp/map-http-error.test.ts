@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/map-error.js';
-import { isSessionExpired } from '../../src/mcp/connection/map-http-error.js';
+import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/failures.js';
+import { isSessionExpired } from '../../src/mcp/connection/failures.js';
 import { HttpStatusError, STREAM_LOST_MARK } from '../../src/transport/index.js';
 
 const context: ErrorContext = {

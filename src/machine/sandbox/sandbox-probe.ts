@@ -5,7 +5,7 @@
  */
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../machine.js';
-import { abortable } from '../ssh/ssh-connection.js';
+import { abortable } from '../../common/abort.js';
 
 export interface RootEntry {
   /** Absolute path, e.g. `/usr`. */

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { connect as netConnect } from 'node:net';
 import type { AnyAuthMethod, AuthenticationType, Client as SshClient, NextAuthHandler, ParsedKey } from 'ssh2';
+import { onAbort } from '../../common/abort.js';
 import { BerryError } from '../../common/errors.js';
 import {
   checkHostKey,
@@ -50,22 +51,22 @@ export async function connectSsh(o: NormalizedSshOptions, pin: HostKeyPin, signa
     const client = new (loadSsh2().Client)();
     let hostKeyProblem: string | undefined;
     let settled = false;
+    let forget: (() => void) | undefined;
     const finish = (error?: BerryError): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      forget?.();
       if (error === undefined) return resolve(client);
       client.end();
       sock.destroy();
       reject(error);
     };
-    const onAbort = (): void => finish(unavailable('the connection attempt was aborted', signal?.reason));
     const timer = setTimeout(
       () => finish(unavailable(`no answer within ${o.connectTimeoutMs} ms (connectTimeoutMs)`)),
       o.connectTimeoutMs,
     );
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal) forget = onAbort(signal, () => finish(unavailable('the connection attempt was aborted', signal.reason)));
 
     const sock = netConnect({ host: o.host, port: o.port });
     // Without it every request/response exchange stalls ~40 ms (Nagle + delayed ACK).

@@ -1,23 +1,17 @@
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { BerryError } from '../../common/errors.js';
+import { abortable } from '../../common/abort.js';
+import { channelError, FORWARD_HINT, SESSION_HINT } from './ssh-channel-error.js';
+import { readLoginEnv, type RunResult } from './ssh-env.js';
+import { sftpReadWhole } from './sftp-read.js';
 
-/** Output of a short command run to completion. */
-export interface RunResult {
-  readonly code: number | undefined;
-  readonly stdout: Buffer;
-  readonly stderr: string;
-}
+export type { RunResult };
 
-/** The control session: reads `SIGNAL PGID` lines and signals those process groups. */
 /** Exit codes of exec'd channels, recorded as soon as the channel exists (see exec). */
 const exitCodes = new WeakMap<ClientChannel, number | undefined>();
+/** The control session: reads `SIGNAL PGID` lines and signals those process groups. */
 const CONTROL_COMMAND = `exec sh -c 'while read -r s p; do kill -$s -$p 2>/dev/null; done'`;
-const SESSION_HINT =
-  'sshd allows MaxSessions (default 10) sessions per connection; each running process, the SFTP session and the signal session hold one';
-const FORWARD_HINT = 'the server may forbid forwarding (AllowTcpForwarding)';
-const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const MAX_RUN_OUTPUT = 8 * 1024 * 1024;
-const SFTP_READ_CHUNK = 32 * 1024;
 /** How long close() waits for the control session to deliver the signals sent before it. */
 const CONTROL_DRAIN_MS = 1000;
 
@@ -105,7 +99,7 @@ export class SshConnection {
 
   /** The login environment, read once per lifetime. */
   env(signal?: AbortSignal): Promise<Record<string, string>> {
-    this.#env ??= this.#readEnv().catch((error: unknown) => {
+    this.#env ??= readLoginEnv((command) => this.run(command), this.identity).catch((error: unknown) => {
       this.#env = undefined;
       throw error;
     });
@@ -123,49 +117,13 @@ export class SshConnection {
   /** Reads a UTF-8 file over SFTP; undefined when it does not exist. */
   async readFile(path: string, signal?: AbortSignal): Promise<string | undefined> {
     const sftp = await abortable(this.#sftpSession(), signal);
-    return abortable(this.#readWhole(sftp, path), signal);
+    return abortable(sftpReadWhole(sftp, this.identity, path), signal);
   }
 
   /** The connection's SFTP session (opened once per lifetime), for file writes. */
   sftp(signal?: AbortSignal): Promise<SFTPWrapper> {
     return abortable(this.#sftpSession(), signal);
   }
-
-  // The config is reread on every operation: open + read is two round trips, where ssh2's
-  // readFile takes four (open, fstat, read, close). The close is not waited for.
-  #readWhole(sftp: SFTPWrapper, path: string): Promise<string | undefined> {
-    return new Promise((resolve, reject) => {
-      const fail = (error: Error): void => {
-        const status = (error as Error & { code?: unknown }).code;
-        const code = typeof status === 'number' ? (SFTP_ERROR_CODES[status] ?? 'EIO') : String(status ?? 'EIO');
-        if (code === 'ENOENT') resolve(undefined);
-        else reject(Object.assign(new Error(`Cannot read ${path} on ${this.identity}: ${error.message}`), { code, path }));
-      };
-      sftp.open(path, 'r', (openError, handle) => {
-        if (openError) return fail(openError);
-        const chunks: Buffer[] = [];
-        let position = 0;
-        const finish = (error?: Error): void => {
-          sftp.close(handle, () => {});
-          if (error) fail(error);
-          else resolve(Buffer.concat(chunks).toString('utf8'));
-        };
-        const next = (): void => {
-          const buffer = Buffer.allocUnsafe(SFTP_READ_CHUNK);
-          sftp.read(handle, buffer, 0, SFTP_READ_CHUNK, position, (error, bytesRead) => {
-            if (error) return finish(error);
-            chunks.push(buffer.subarray(0, bytesRead));
-            position += bytesRead;
-            // A regular file gives a short read only at its end: no round trip to read the EOF.
-            if (bytesRead < SFTP_READ_CHUNK) return finish();
-            next();
-          });
-        };
-        next();
-      });
-    });
-  }
-
 
   /**
    * Opens the control session (once) that delivers group signals. Spawns call this first, so a
@@ -228,15 +186,6 @@ export class SshConnection {
     control.end();
   }
 
-  async #readEnv(): Promise<Record<string, string>> {
-    const zero = await this.run('env -0');
-    if (zero.code === 0) return Object.freeze(parseEnv(zero.stdout.toString('utf8'), '\0'));
-    // `env -0` is GNU/BSD-newer; plain `env` loses only values that contain newlines.
-    const plain = await this.run('env');
-    if (plain.code === 0) return Object.freeze(parseEnv(plain.stdout.toString('utf8'), '\n'));
-    throw new BerryError('MACHINE_UNAVAILABLE', `Cannot read the environment of ${this.identity}: ${plain.stderr.trim() || `env exited with ${plain.code}`}`);
-  }
-
   #sftpSession(): Promise<SFTPWrapper> {
     this.#sftp ??= this.#channel<SFTPWrapper>((callback) => this.#client.sftp(callback), `Cannot open an SFTP session on ${this.identity}`, SESSION_HINT).then(
       (sftp) => {
@@ -265,49 +214,4 @@ export class SshConnection {
       }
     });
   }
-}
-
-/** A refused channel: `code` follows Node's socket codes where the server's reason allows. */
-function channelError(error: Error, failure: string, hint: string): Error {
-  const reason = error.message.replace(/^\(SSH\) Channel open failure: /, '');
-  let code = 'ERR_SSH_CHANNEL_OPEN';
-  if (/refused/i.test(reason)) code = 'ECONNREFUSED';
-  else if (/name resolution|not known|nodename|no address/i.test(reason)) code = 'ENOTFOUND';
-  else if (/no route|unreachable/i.test(reason)) code = 'EHOSTUNREACH';
-  // OpenSSH says only "open failed" when it refuses a session or a forwarding.
-  const explained = /open failed|prohibited/i.test(reason) ? `${reason} (${hint})` : reason;
-  return Object.assign(new Error(`${failure}: ${explained}`, { cause: error }), { code });
-}
-
-/** Parses `NAME=value` records; a record without `=` continues the previous value (plain `env`). */
-export function parseEnv(text: string, separator: '\0' | '\n'): Record<string, string> {
-  const env: Record<string, string> = Object.create(null);
-  let last: string | undefined;
-  for (const record of text.split(separator)) {
-    const eq = record.indexOf('=');
-    if (eq > 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(record.slice(0, eq))) {
-      last = record.slice(0, eq);
-      env[last] = record.slice(eq + 1);
-    } else if (separator === '\n' && last !== undefined && record !== '') {
-      env[last] += `\n${record}`;
-    }
-  }
-  return env;
-}
-
-/** Waits for `promise` unless `signal` aborts first (then `onAbort` runs and the reason rejects). */
-export function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, onAbort?: () => void): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) {
-    onAbort?.();
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const abort = (): void => {
-      onAbort?.();
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', abort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
-  });
 }

@@ -6,17 +6,12 @@
 import type { SFTPWrapper } from 'ssh2';
 import type { FileInfo, PathType, WriteFileOptions } from '../machine.js';
 import type { SshConnection } from './ssh-connection.js';
+import { fileError } from './sftp-read.js';
 
-const SFTP_ERROR_CODES: Readonly<Record<number, string>> = { 2: 'ENOENT', 3: 'EACCES', 4: 'EIO', 8: 'ENOTSUP' };
 const WRITE_CHUNK = 32 * 1024;
 
 type Callback = (error: Error | undefined | null) => void;
 
-function fileError(error: Error, action: string, path: string, identity: string, code?: string): Error {
-  const status = (error as Error & { code?: unknown }).code;
-  const mapped = code ?? (typeof status === 'number' ? (SFTP_ERROR_CODES[status] ?? 'EIO') : String(status ?? 'EIO'));
-  return Object.assign(new Error(`Cannot ${action} ${path} on ${identity}: ${error.message}`), { code: mapped, path });
-}
 
 function call(run: (callback: Callback) => void): Promise<Error | undefined> {
   return new Promise((resolve) => run((error) => resolve(error ?? undefined)));

@@ -4,10 +4,10 @@ import { BerryError } from '../../common/errors.js';
 import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../machine.js';
 import { remoteUserId, sftpFileInfo, sftpMkdir, sftpPathType, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
 import { connectSsh, type HostKeyPin } from './ssh-connect.js';
-import { abortable, SshConnection } from './ssh-connection.js';
+import { SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
 import { normalizeSshMachineOptions, type NormalizedSshOptions, type SshMachineOptions } from './ssh-options.js';
-import { settlesWithin } from '../../common/settles-within.js';
+import { abortable, settlesWithin } from '../../common/abort.js';
 import { startSshProcess } from './ssh-process.js';
 
 /** Reported once when an established SSH connection ends (dropped, failed keepalive, closed). */

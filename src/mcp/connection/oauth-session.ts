@@ -4,7 +4,6 @@
  */
 import { OAuthSession } from '../../auth/index.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
-import { CancelledError } from '../../common/errors.js';
 import { createMachineFetch } from '../../transport/index.js';
 import { type Machine } from '../../machine/index.js';
 import type { ConnectionAuthOptions } from './auth-options.js';
@@ -27,14 +26,5 @@ export function createSession(machine: Machine, config: ResolvedServerConfig, au
     onAuthorizationUrl: auth.onAuthorizationUrl,
     signInTimeoutMs: auth.signInTimeoutMs,
     fetch: createMachineFetch(machine),
-  });
-}
-
-/** Rejects when `signal` aborts: one caller's way out of a wait it shares with others. */
-export function abortPromise(signal: AbortSignal): Promise<never> {
-  return new Promise((_resolve, reject) => {
-    const fail = (): void => reject(new CancelledError('The sign-in was cancelled.'));
-    if (signal.aborted) fail();
-    else signal.addEventListener('abort', fail, { once: true });
   });
 }

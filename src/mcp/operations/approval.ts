@@ -4,7 +4,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CancelledError, isBerryError } from '../../common/errors.js';
-import { onAbort } from '../../common/abort-listeners.js';
+import { abortable } from '../../common/abort.js';
 
 export interface ApprovalRequest {
   readonly server: string;
@@ -58,23 +58,9 @@ export async function checkApproval(
 
 /** A hook that ignores the signal must not hold the caller past its abort. */
 function untilAborted<T>(answer: Promise<T>, signal: AbortSignal | undefined, server: string, tool: string): Promise<T> {
-  if (!signal) return answer;
   const cancelled = (): Error =>
-    isBerryError(signal.reason) ? signal.reason : new CancelledError(`Call of "${tool}" on server "${server}" was cancelled while awaiting approval.`);
-  if (signal.aborted) return Promise.reject(cancelled());
-  return new Promise<T>((resolve, reject) => {
-    const forget = onAbort(signal, () => reject(cancelled()));
-    answer.then(
-      (value) => {
-        forget();
-        resolve(value);
-      },
-      (error: unknown) => {
-        forget();
-        reject(error);
-      },
-    );
-  });
+    isBerryError(signal?.reason) ? signal.reason : new CancelledError(`Call of "${tool}" on server "${server}" was cancelled while awaiting approval.`);
+  return abortable(answer, signal, undefined, cancelled);
 }
 
 function refused(server: string, tool: string, reason: string): BerryError {

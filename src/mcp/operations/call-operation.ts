@@ -11,12 +11,28 @@ import type { ObservedTypes } from '../catalog/observed-types/observer.js';
 import { usesTask } from '../connection/task-support.js';
 import type { FilteredEntry } from './tool-filter.js';
 import { findTool, knownTool } from './tool-lookup.js';
+import type { CallRequest, CallResult, OperationOptions } from '../contract.js';
+import type { OperationContext } from './context.js';
+import { checkArgumentsSize, validateCallRequest } from './validate-request.js';
 
 /** What the host lends each call. */
 export interface CallContext {
   readonly approve: ApproveCall | undefined;
   readonly checker: ArgumentChecker;
   readonly observed: ObservedTypes;
+}
+
+/** One call's options: a call's own approval hook (a served run's) takes the host's place. */
+export interface CallOperationOptions extends OperationOptions {
+  readonly approveCall?: ApproveCall;
+}
+
+/** `mcp_call`: checks the request, then calls the tool on the connection for its server. */
+export function call(context: OperationContext, request: CallRequest, options: CallOperationOptions): Promise<CallResult> {
+  const { server, tool, arguments: args } = validateCallRequest(request);
+  checkArgumentsSize('mcp_call', args, context.maxArgumentBytes);
+  const callContext = { approve: options.approveCall ?? context.approveCall, checker: context.arguments, observed: context.observed };
+  return context.withEntry(server, (connection, entry) => callOn(connection, entry, tool, args, options, callContext), options.signal);
 }
 
 /** `entry` is this operation's (its name and filter): twins share a connection. */

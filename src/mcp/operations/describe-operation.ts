@@ -4,12 +4,29 @@
  * operation's (its name and filter): twins share a connection, and the filter may have changed since.
  */
 import { isBerryError } from '../../common/errors.js';
-import type { DescribeResult, ServerDescription, ToolDescription } from '../contract.js';
+import type { DescribeRequest, DescribeResult, OperationOptions, ServerDescription, ToolDescription } from '../contract.js';
+import type { OperationContext } from './context.js';
+import { validateDescribeRequest } from './validate-request.js';
 import type { ServerConnection } from '../connection/connection.js';
 import { describeTool, promptLine, resourceLine, toolLine } from '../catalog/describe-format.js';
 import type { ObservedTools } from '../catalog/observed-types/observation.js';
 import type { FilteredEntry } from './tool-filter.js';
 import { findTool, visibleTools } from './tool-lookup.js';
+
+/** `mcp_describe`: a tool, or the whole server. An explicit look: a recorded start failure does not answer for it. */
+export function describe(context: OperationContext, request: DescribeRequest, options: OperationOptions): Promise<DescribeResult> {
+  const { server, tool, schemas } = validateDescribeRequest(request);
+  const { signal } = options;
+  return context.withEntry(
+    server,
+    async (connection, entry) => {
+      const observed = await context.observed.viewOf(connection, entry.name, signal);
+      return tool === undefined ? describeServer(connection, entry, signal, observed) : describeToolOf(connection, entry, tool, schemas === true, signal, observed);
+    },
+    signal,
+    true,
+  );
+}
 
 export async function describeToolOf(
   connection: ServerConnection,

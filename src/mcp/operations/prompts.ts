@@ -8,6 +8,14 @@ import { BerryError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import type { OperationOptions, PromptRequest, PromptResult } from '../contract.js';
 import { nameList } from '../../common/closest-names.js';
+import type { OperationContext } from './context.js';
+import { validatePromptRequest } from './validate-request.js';
+
+/** `mcp_prompt` on the connection for the request's server. */
+export function prompt(context: OperationContext, request: PromptRequest, options: OperationOptions): Promise<PromptResult> {
+  const valid = validatePromptRequest(request);
+  return context.withEntry(valid.server, (connection) => getPrompt(connection, valid, options), options.signal);
+}
 
 export async function getPrompt(
   connection: ServerConnection,

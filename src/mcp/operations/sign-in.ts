@@ -6,7 +6,7 @@ import { resolveTokenDir, TokenStore, type StoredTokens } from '../../auth/index
 import type { ResolvedHttpConfig, ResolvedServerConfig } from '../../config/index.js';
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../machine/index.js';
-import { ServerConnection } from '../connection/connection.js';
+import { openConnection } from '../connection/open.js';
 import type { LogSink } from '../log.js';
 import { sendsOwnAuthorization, type ConnectionAuthOptions } from '../connection/oauth-session.js';
 
@@ -54,7 +54,7 @@ export async function signIn(options: SignInOptions): Promise<AuthorizeResult> {
     return rest;
   }, signal);
   // A connection of its own, outside the pool: it proves the new token works, then closes.
-  const connection = await ServerConnection.open({ machine, config, log: options.log, auth, ...(signal ? { signal } : {}) });
+  const connection = await openConnection({ machine, config, log: options.log, auth, ...(signal ? { signal } : {}) });
   await connection.close('sign-in checked');
   return describeSignIn(config.name, (await store.read(signal)).tokens);
 }

@@ -5,10 +5,11 @@
  * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
  * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
  */
-import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
-import { onAbort } from '../../common/abort-listeners.js';
+import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
+import { CallScope } from '../connection/requests.js';
 
 /** Bounds on the server's poll interval: never a busy loop, never a nap past a short task. */
 const MIN_POLL_MS = 20;
@@ -30,14 +31,11 @@ export async function callToolAsTask(
   const timeoutMs = config.timeoutMs;
   const server = options.server ?? config.name;
   const label = `Task call of "${tool}" on server "${server}"`;
-  const ac = new AbortController();
-  const forget = options.signal ? onAbort(options.signal, () => ac.abort(new CancelledError(`${label} was cancelled.`))) : undefined;
-  if (options.signal?.aborted) ac.abort(new CancelledError(`${label} was cancelled.`));
-  const deadline = setTimeout(
-    () => ac.abort(new CallTimeoutError(`${label} did not finish within its ${timeoutMs / 1000} s timeout (the whole task); it was cancelled. Raise "timeout" for this server in mcp.json for longer tasks.`, timeoutMs)),
-    timeoutMs,
+  const ac = new CallScope(options.signal, () => new CancelledError(`${label} was cancelled.`));
+  ac.deadline(
+    Date.now() + timeoutMs,
+    () => new CallTimeoutError(`${label} did not finish within its ${timeoutMs / 1000} s timeout (the whole task); it was cancelled. Raise "timeout" for this server in mcp.json for longer tasks.`, timeoutMs),
   );
-  deadline.unref();
   const remaining = (started: number): number => Math.max(1, started + timeoutMs - Date.now());
   const started = Date.now();
   let taskId: string | undefined;
@@ -115,28 +113,13 @@ export async function callToolAsTask(
     if (taskId !== undefined && !finished && ac.signal.aborted) sendCancel(connection, taskId);
     throw error;
   } finally {
-    clearTimeout(deadline);
-    forget?.();
+    ac.dispose();
     releaseProgressHandler(connection, taskId);
   }
 }
 
 function clamp(ms: number): number {
   return Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, ms));
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      forget();
-      resolve();
-    }, ms);
-    const forget = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
 }
 
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */

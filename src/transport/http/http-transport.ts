@@ -6,7 +6,7 @@ import { loadUndici } from '../../machine/lazy-modules.js';
 import type { Machine } from '../../machine/machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
 import type { JsonRpcId } from './resumable-stream.js';
-import { settlesWithin } from '../../common/settles-within.js';
+import { settlesWithin } from '../../common/abort.js';
 
 /**
  * Response streams: reconnections in a row that may fail, their delays, and how long a server may

@@ -10,6 +10,7 @@
  * - it tells when the standalone GET event stream is settled (see onEventStream).
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { onAbort } from '../../common/abort.js';
 import { httpStatusError } from './http-status-error.js';
 import { isJsonRpcId, resumableStream, type JsonRpcId } from './resumable-stream.js';
 
@@ -83,14 +84,14 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
     // it is given and keeps it past the response, which piled up on the transport's long-lived one.
     const ac = new AbortController();
     const outer = init.signal;
-    const onOuterAbort = (): void => ac.abort();
+    let forget: (() => void) | undefined;
     if (outer?.aborted) ac.abort();
-    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    else if (outer) forget = onAbort(outer, () => ac.abort());
     const keys = requests.map((id) => JSON.stringify(id));
     for (const key of keys) inflight.set(key, ac);
     const done = (): void => {
       for (const key of keys) if (inflight.get(key) === ac) inflight.delete(key);
-      outer?.removeEventListener('abort', onOuterAbort);
+      forget?.();
     };
     let response: Response;
     try {

@@ -5,18 +5,16 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from '../../machine/machine.js';
 import { LineReader, LineTooLongError } from './line-reader.js';
-import { settlesWithin } from '../../common/settles-within.js';
+import { settlesWithin } from '../../common/abort.js';
 import { TailBuffer } from './stderr-tail.js';
+import { StderrLines } from './stderr-lines.js';
+import { responseId } from './response-id.js';
+import type { StdioDiagnostics, StdioTransportFailure } from './stdio-diagnostics.js';
+
+export type { StdioDiagnostics, StdioTransportFailure };
 
 /** Default cap on one message from a server's stdout: results of 100 MB and more fit. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
-
-/** Why the transport gave up on a process that may still be running. */
-export type StdioTransportFailure =
-  | { readonly kind: 'message-too-large'; readonly bytes: number; readonly limitBytes: number }
-  | { readonly kind: 'stdout-closed' }
-  | { readonly kind: 'stdin-closed' }
-  | { readonly kind: 'read-failed'; readonly message: string };
 
 /** After stdout ends, how long the process may take to exit before that counts as a lost transport. */
 const STDOUT_END_GRACE_MS = 100;
@@ -45,14 +43,12 @@ export interface MachineStdioTransportOptions {
   readonly maxMessageBytes?: number;
 }
 
-const MAX_PARTIAL_LINE = 8192;
-
 /**
  * MCP over a process's stdin/stdout on any Machine. The process runs in its own process group;
  * shutdown is stdin end → grace → SIGTERM to the group → grace → SIGKILL to the group, and pipe
  * draining is bounded so a descendant holding stdout cannot hang close.
  */
-export class MachineStdioTransport implements Transport {
+export class MachineStdioTransport implements Transport, StdioDiagnostics {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
@@ -66,7 +62,7 @@ export class MachineStdioTransport implements Transport {
   #closing: Promise<void> | undefined;
   #closedNotified = false;
   #protocolVersion: string | undefined;
-  #partialLine = '';
+  readonly #stderrLines: StderrLines;
   #failure: StdioTransportFailure | undefined;
   #drained: Promise<void> | undefined;
 
@@ -74,6 +70,12 @@ export class MachineStdioTransport implements Transport {
     this.#options = options;
     this.#lines = new LineReader(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES);
     this.#stderrTail = new TailBuffer(options.stderrTailBytes ?? 4096);
+    this.#stderrLines = new StderrLines((text) => this.#options.onStderr?.(text));
+  }
+
+  /** What the transport knows about how its process and pipes ended: what error messages read. */
+  diagnostics(): StdioDiagnostics {
+    return this;
   }
 
   get pid(): number | undefined {
@@ -115,7 +117,7 @@ export class MachineStdioTransport implements Transport {
     child.stderr.on('data', (chunk: Buffer) => {
       this.#stderrTail.push(chunk);
       try {
-        if (this.#options.onStderr) this.#emitLines(decoder.write(chunk));
+        if (this.#options.onStderr) this.#stderrLines.push(decoder.write(chunk));
       } catch (error) {
         // A throwing log sink loses its line, never the host.
         this.#report(error as Error);
@@ -140,32 +142,6 @@ export class MachineStdioTransport implements Transport {
       this.#exit = exit;
       void this.#afterExit();
     });
-  }
-
-  #emitLines(text: string): void {
-    const onStderr = this.#options.onStderr;
-    if (!onStderr) return;
-    let pending = this.#partialLine + text;
-    const lastNewline = pending.lastIndexOf('\n');
-    if (lastNewline !== -1) {
-      onStderr(pending.slice(0, lastNewline + 1));
-      pending = pending.slice(lastNewline + 1);
-    }
-    while (pending.length > MAX_PARTIAL_LINE) {
-      onStderr(pending.slice(0, MAX_PARTIAL_LINE));
-      pending = pending.slice(MAX_PARTIAL_LINE);
-    }
-    this.#partialLine = pending;
-  }
-
-  #flushStderr(): void {
-    const rest = this.#partialLine;
-    this.#partialLine = '';
-    try {
-      if (rest) this.#options.onStderr?.(rest);
-    } catch (error) {
-      this.#report(error as Error);
-    }
   }
 
   // Runs inside the stdout 'data' handler: nothing may escape it.
@@ -279,7 +255,11 @@ export class MachineStdioTransport implements Transport {
   #notifyClosed(): void {
     if (this.#closedNotified) return;
     this.#closedNotified = true;
-    this.#flushStderr();
+    try {
+      this.#stderrLines.flush();
+    } catch (error) {
+      this.#report(error as Error);
+    }
     this.#lines.clear();
     try {
       this.onclose?.();
@@ -315,17 +295,4 @@ export class MachineStdioTransport implements Transport {
     this.#destroyPipes(child);
     this.#notifyClosed();
   }
-}
-
-/** The id of a line that parses as JSON and looks like a response (has an id, no method). */
-function responseId(line: string): string | number | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || 'method' in value) return undefined;
-  const id = (value as { id?: unknown }).id;
-  return typeof id === 'number' || typeof id === 'string' ? id : undefined;
 }

@@ -1,0 +1,211 @@
+/**
+ * Opening a connection: the transport its entry asks for, the MCP initialize under the entry's
+ * init timeout, one sign-in and reconnect when the server asks for it, and (HTTP) a short wait for
+ * the GET event stream. A failed start is described by its cause (exit, stderr, timeout, status).
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  LoggingMessageNotificationSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createRedactor, type ResolvedServerConfig } from '../../config/index.js';
+import { CancelledError, ServerStartError, type BerryError } from '../../common/errors.js';
+import { MachineStdioTransport, createHttpTransport, HttpStatusError, type StdioDiagnostics } from '../../transport/index.js';
+import { confineSpawnSpec, type Machine } from '../../machine/index.js';
+import { onAbort, settlesWithin } from '../../common/abort.js';
+import { VERSION } from '../../common/version.js';
+import { mapAuthError } from '../../auth/index.js';
+import { createSession, type ConnectionAuthOptions } from './oauth-session.js';
+import { ELICITATION_CAPABILITIES, installElicitation } from '../operations/elicitation.js';
+import type { ElicitationHandler } from '../handlers.js';
+import { RequestOwners } from './request-owners.js';
+import type { LogSink } from '../log.js';
+import { authRequired, describeFailure, describeHttpFailure, isSessionExpired } from './failures.js';
+import { ServerConnection } from './connection.js';
+import { finishSignIn } from './requests.js';
+import { tooLargeError } from './stdio-failure.js';
+import type { Wire } from './wire.js';
+
+const CLIENT_INFO = { name: 'berry-mcp', version: VERSION };
+/** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
+const EVENT_STREAM_WAIT_MS = 2000;
+
+export interface OpenConnectionOptions {
+  readonly machine: Machine;
+  readonly config: ResolvedServerConfig;
+  readonly log: LogSink;
+  readonly signal?: AbortSignal;
+  /** Longest message a stdio server may send (one line of its stdout). */
+  readonly maxMessageBytes?: number;
+  /** Secrets to redact from this server's output: all servers' of the config (they share the environment). @default config.secrets */
+  readonly secrets?: readonly string[];
+  readonly auth?: ConnectionAuthOptions;
+  /** Set on the reconnect after a sign-in: a second sign-in in one open is refused (no loops). */
+  readonly signedIn?: boolean;
+  /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
+  readonly onElicitation?: ElicitationHandler | undefined;
+}
+
+/** Opens and initializes one MCP session with the server of `options.config`. */
+export async function openConnection(options: OpenConnectionOptions): Promise<ServerConnection> {
+  const { config, machine } = options;
+  const session = createSession(machine, config, options.auth);
+  const redactConfig = createRedactor(options.secrets ?? config.secrets);
+  const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
+  const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
+  const started = Date.now();
+  let eventStreamSettled: () => void = () => {};
+  const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
+  const owners = new RequestOwners(options.onElicitation);
+  const wire: Wire =
+    config.kind === 'stdio'
+      ? stdioWire(new MachineStdioTransport({
+          machine,
+          spec: await confineSpawnSpec(machine, config.name, { command: config.command, args: config.args, env: config.env, cwd: config.cwd }, config.sandbox, options.signal),
+          onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
+          ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+        }))
+      : { kind: 'http', transport: createHttpTransport({
+          machine,
+          url: config.url,
+          headers: config.headers,
+          onEventStream: () => eventStreamSettled(),
+          onServerRequest: (id, related) => owners.relate(id, related),
+          ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+        }) };
+  const transport = wire.transport;
+  const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
+  const connection = new ServerConnection(config, client, wire, log, redact, session, owners);
+  installElicitation(client, transport, config.name, owners, log);
+  client.onclose = () => {
+    connection.transportEnded = true;
+    connection.markDead('transport closed');
+  };
+  client.onerror = (error) => {
+    if (isSessionExpired(error)) connection.markDead('session expired');
+    // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
+    else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.catalog.invalidate('tools'));
+  client.setNotificationHandler(PromptListChangedNotificationSchema, () => connection.catalog.invalidate('prompts'));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => connection.catalog.invalidate('resources'));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    const data = notification.params.data;
+    log({
+      server: config.name,
+      kind: 'server-log',
+      message: `[${notification.params.level}] ${typeof data === 'string' ? data : JSON.stringify(data)}`,
+    });
+  });
+
+  log({ server: config.name, kind: 'connecting', message: `connecting to ${config.display}` });
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
+  timer.unref();
+  const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
+  let signIn = false;
+  // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
+  if (session && options.signedIn) session.signInAllowed = false;
+  try {
+    await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
+    if (session) session.signInAllowed = true;
+  } catch (error) {
+    const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
+    if (session?.pendingSignIn && !options.signedIn) {
+      signIn = true;
+    } else if (authError) {
+      await connection.close('authorization required');
+      throw authError;
+      } else {
+      const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
+      // Describe the failure before closing: our own kill must not read as the cause.
+      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut);
+      await connection.close('initialization failed');
+      throw failure;
+    }
+  } finally {
+    clearTimeout(timer);
+    forget?.();
+  }
+  if (signIn) {
+    // The SDK sent the user to the authorization URL: wait for the redirect, exchange the code,
+    // and connect again with the new token.
+    try {
+      log({ server: config.name, kind: 'connecting', message: 'waiting for sign-in' });
+      await finishSignIn(connection, options.signal);
+    } finally {
+      // This connect alone waited for the sign-in: whatever happened, its listener goes.
+      await session?.close();
+      await connection.close('signed in; reconnecting');
+    }
+    return openConnection({ ...options, signedIn: true });
+  }
+  if (wire.kind === 'stdio') {
+    log({ server: config.name, kind: 'spawned', message: `spawned pid ${wire.diagnostics.pid ?? '?'}` });
+  } else {
+    // The SDK opens the GET stream without waiting for it; a first call sent before the server has
+    // it loses every server request sent outside that call's POST (an elicitation, a sampling).
+    if (!(await settlesWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
+      log({ server: config.name, kind: 'connecting', message: `no answer to the GET event stream in ${EVENT_STREAM_WAIT_MS} ms; going on without waiting for it` });
+    }
+  }
+  const version = client.getServerVersion();
+  log({
+    server: config.name,
+    kind: 'initialized',
+    message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}) in ${Date.now() - started} ms`,
+  });
+  return connection;
+}
+
+function stdioWire(transport: MachineStdioTransport): Wire {
+  return { kind: 'stdio', transport, diagnostics: transport.diagnostics() };
+}
+
+/** Why a server failed to start, described before its transport is closed (our own kill must not read as the cause). */
+function startError(connection: ServerConnection, error: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
+  const { config, redact } = connection;
+  const durationMs = Date.now() - started;
+  if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
+  if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, redact);
+  const stdio: StdioDiagnostics | undefined = connection.stdio;
+  const exit = stdio?.exit;
+  const stderrTail = stdio ? redact(stdio.stderrTail) : '';
+  let reason: string;
+  const tooLarge = tooLargeError(stdio, 'initialize', config.name);
+  if (tooLarge) {
+    reason = tooLarge.message;
+  } else if (stdio?.failure?.kind === 'stdout-closed' || stdio?.failure?.kind === 'stdin-closed') {
+    reason = `the server closed its ${stdio.failure.kind === 'stdout-closed' ? 'stdout' : 'stdin'} during initialization (it was stopped)`;
+  } else if (timedOut) {
+    reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
+  } else if (exit?.error) {
+    const code = (exit.error as NodeJS.ErrnoException).code;
+    reason =
+      code === 'ENOENT'
+        ? `command not found (or cwd "${redact(config.kind === 'stdio' ? config.cwd ?? '' : '')}" missing): check "command" and PATH on the target machine`
+        : `could not start: ${redact(exit.error.message)}`;
+    // A remote shell reports the failure with an exit code too (127: not found, 126: no cwd).
+    if (exit.code !== undefined) reason += ` (exit code ${exit.code})`;
+  } else if (exit?.code !== undefined) {
+    reason = `the server exited with code ${exit.code} during initialization`;
+  } else if (exit?.signal !== undefined) {
+    reason = `the server was killed by ${exit.signal} during initialization`;
+  } else {
+    reason = describeHttpFailure(error, redact) ?? redact(describeFailure(error));
+  }
+  return new ServerStartError(
+    `Server "${config.name}" failed to start (${config.display}): ${reason}` +
+      (stderrTail ? `\nstderr (last lines):\n${stderrTail}` : ''),
+    {
+      server: config.name,
+      ...(config.kind === 'stdio' ? { command: config.display } : {}),
+      ...(exit?.code === undefined ? {} : { exitCode: exit.code }),
+      ...(exit?.signal === undefined ? {} : { signal: exit.signal }),
+      stderrTail,
+      durationMs,
+    },
+  );
+}
