@@ -37,7 +37,7 @@ import { DEFAULT_MAX_ARGUMENT_BYTES } from './operations/validate-request.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
-/** The host of the three operations: rereads mcp.json on every operation and pools connections. */
+/** The MCP host (list, describe, call, read, prompt, typings, sign-in): rereads mcp.json on every operation and pools connections. */
 export function createMcpHost(options: McpHostOptions = {}): McpHost {
   return new Host(options);
 }
