@@ -1,6 +1,6 @@
 import type { ApproveCall } from './mcp/operations/approval.js';
 import type { ElicitationHandler } from './mcp/handlers.js';
-import { createMcpHost, type McpHost, type McpHostOptions } from './mcp/index.js';
+import { MachineHost, type McpHost, type McpHostOptions } from './mcp/index.js';
 import { runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**
@@ -21,32 +21,38 @@ export interface Host extends McpHost {
   run(code: string, options?: RunOptions): Promise<RunRecord>;
 }
 
-/**
- * The berry-mcp host: the MCP host's operations (list, describe, call, read, prompt and the rest)
- * plus `run`, sandboxed scripts that use them. The MCP host itself gains `run`: nothing is
- * forwarded member by member.
- */
-export function createHost(options: HostOptions = {}): Host {
-  const mcp = createMcpHost(options);
-  // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
-  const hostArgumentBytes = options.maxArgumentBytes;
-  const run = (code: string, { approveCall, onElicitation, ...runOptions }: RunOptions = {}): Promise<RunRecord> =>
-    runScript(code, {
+/** The berry-mcp host: the MCP host's operations, and `run`, sandboxed scripts that use them. */
+class BerryHost extends MachineHost implements Host {
+  readonly #maxArgumentBytes: number | undefined;
+
+  constructor(options: HostOptions) {
+    super(options);
+    this.#maxArgumentBytes = options.maxArgumentBytes;
+  }
+
+  run(code: string, { approveCall, onElicitation, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+    const hooks = onElicitation ? { onElicitation } : {};
+    return runScript(code, {
       ...runOptions,
-      maxArgumentBytes: runOptions.maxArgumentBytes ?? hostArgumentBytes,
+      // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
+      maxArgumentBytes: runOptions.maxArgumentBytes ?? this.#maxArgumentBytes,
       functions: {
-        mcp_list: (args, context) => mcp.list(args as never, { signal: context.signal }),
-        mcp_describe: (args, context) => mcp.describe(args as never, { signal: context.signal }),
+        mcp_list: (args, context) => this.list(args as never, { signal: context.signal }),
+        mcp_describe: (args, context) => this.describe(args as never, { signal: context.signal }),
         mcp_call: (args, context) =>
-          mcp.call(args as never, {
+          this.call(args as never, {
             signal: context.signal,
             onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
             ...(approveCall ? { approveCall } : {}),
-            ...(onElicitation ? { onElicitation } : {}),
+            ...hooks,
           }),
-        mcp_read: (args, context) => mcp.read(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
-        mcp_prompt: (args, context) => mcp.prompt(args as never, { signal: context.signal, ...(onElicitation ? { onElicitation } : {}) }),
+        mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
+        mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
       },
     });
-  return Object.assign(mcp, { run });
+  }
+}
+
+export function createHost(options: HostOptions = {}): Host {
+  return new BerryHost(options);
 }

@@ -39,10 +39,11 @@ export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
 /** The MCP host (list, describe, call, read, prompt, typings, sign-in): rereads mcp.json on every operation and pools connections. */
 export function createMcpHost(options: McpHostOptions = {}): McpHost {
-  return new Host(options);
+  return new MachineHost(options);
 }
 
-class Host implements McpHost {
+/** The class behind createMcpHost; the berry-mcp host (src/host.ts) extends it with `run`. */
+export class MachineHost implements McpHost {
   readonly machine: Machine;
   readonly cwd: string;
   readonly #configPath: string | undefined;
