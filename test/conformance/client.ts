@@ -115,7 +115,7 @@ async function main(): Promise<number> {
     }
     log(`tools: ${status.tools.map((t) => t.name).join(', ') || '(none)'}`);
     for (const { name } of status.tools) {
-      const described = await host.describe({ server: SERVER, tool: name });
+      const described = await host.describe({ server: SERVER, tool: name, schemas: true });
       const args = sampleFor('inputSchema' in described ? described.inputSchema : {}) as Record<string, unknown>;
       const result = await host.call({ server: SERVER, tool: name, arguments: args });
       log(`${name}(${JSON.stringify(args)}) -> ${JSON.stringify(result).slice(0, 300)}`);
