@@ -5,10 +5,11 @@
  * A directory or file this user did not make is refused (store-safety.ts); a temporary file is
  * created exclusively (O_EXCL, which never follows a symlink) and renamed over the record.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { Machine } from '../machine/index.js';
+import { replaceFile } from '../machine/replace-file.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { checkStorePath, TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 
@@ -94,14 +95,7 @@ export class TokenStore {
 
   async #write(record: SignInRecord, signal?: AbortSignal): Promise<void> {
     await this.#ensureDir(signal);
-    const temp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
-    try {
-      await this.machine.writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: TOKEN_FILE_MODE, exclusive: true }, signal);
-      await this.machine.rename(temp, this.path, signal);
-    } catch (error) {
-      await this.machine.unlink(temp).catch(() => {});
-      throw error;
-    }
+    await replaceFile(this.machine, this.path, `${JSON.stringify(record, null, 2)}\n`, { mode: TOKEN_FILE_MODE, ...(signal ? { signal } : {}) });
   }
 
   /** Signs out: removes the record (tokens and registered client). */

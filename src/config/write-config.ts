@@ -2,10 +2,10 @@
  * Replaces the config file on its machine atomically: the new text goes to a temp file beside it,
  * which is renamed over the file only if the file still holds the text the edit started from.
  */
-import { randomBytes } from 'node:crypto';
 import * as posix from 'node:path/posix';
 import { BerryError, isBerryError } from '../common/errors.js';
 import type { Machine } from '../machine/index.js';
+import { replaceFile } from '../machine/replace-file.js';
 
 /** The file may hold secrets: only its owner reads it (a new file, and its folder if new). */
 const FILE_MODE = 0o600;
@@ -17,20 +17,22 @@ const DIR_MODE = 0o700;
  * MCP_CONFIG_WRITE_FAILED; no temp file is left behind either way.
  */
 export async function replaceConfigText(machine: Machine, path: string, expected: string | undefined, text: string, signal?: AbortSignal): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await machine.mkdir(posix.dirname(path), DIR_MODE, signal);
-    await machine.writeFile(temp, text, { mode: FILE_MODE, exclusive: true }, signal);
-    // Read again as late as possible: another edit since ours started must not be lost.
-    if ((await machine.readFile(path, signal)) !== expected) {
-      throw new BerryError(
-        'MCP_CONFIG_CHANGED',
-        `The MCP config file ${path} changed while berry-mcp was editing it, so it was left as it is. Run the command again.`,
-      );
-    }
-    await machine.rename(temp, path, signal);
+    await replaceFile(machine, path, text, {
+      mode: FILE_MODE,
+      ...(signal ? { signal } : {}),
+      // Read again as late as possible: another edit since ours started must not be lost.
+      beforeRename: async () => {
+        if ((await machine.readFile(path, signal)) !== expected) {
+          throw new BerryError(
+            'MCP_CONFIG_CHANGED',
+            `The MCP config file ${path} changed while berry-mcp was editing it, so it was left as it is. Run the command again.`,
+          );
+        }
+      },
+    });
   } catch (error) {
-    await machine.unlink(temp).catch(() => {});
     if (isBerryError(error) || signal?.aborted === true) throw error;
     const code = (error as { code?: unknown } | undefined)?.code;
     throw new BerryError(

@@ -5,9 +5,10 @@
  * no secrets. File IO goes through the Machine (read: readFile; write: a temp file renamed over the
  * target, so a reader never sees half a file).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Machine } from '../../machine/index.js';
+import { replaceFile } from '../../machine/replace-file.js';
 
 /** How long a saved catalog is fresh when the server gave no `ttlMs`. */
 export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
@@ -102,14 +103,7 @@ function machineFiles(machine: Machine): CatalogFiles {
     // Through the Machine's own file calls (fs locally, SFTP over SSH): no `sh` to start per write.
     async write(path, data) {
       await machine.mkdir(path.slice(0, path.lastIndexOf('/')) || '/', 0o700);
-      const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-      try {
-        await machine.writeFile(temp, data, { mode: 0o600, exclusive: true });
-        await machine.rename(temp, path);
-      } catch (error) {
-        await machine.unlink(temp).catch(() => {});
-        throw error;
-      }
+      await replaceFile(machine, path, data, { mode: 0o600 });
     },
   };
 }

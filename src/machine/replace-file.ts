@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import type { Machine } from './machine.js';
+
+export interface ReplaceFileOptions {
+  /** The new file's mode (the temp file is created with it, so the data is never readable by others). */
+  readonly mode: number;
+  readonly signal?: AbortSignal;
+  /** Runs after the temp file is written, before it is renamed: a throw leaves the old file as it was. */
+  readonly beforeRename?: () => Promise<void>;
+}
+
+/**
+ * Replaces `path` on `machine` atomically: `data` goes to a temp file beside it, created exclusively
+ * (O_EXCL, which never follows a symlink), then renamed over the file. No temp file is left behind.
+ */
+export async function replaceFile(machine: Machine, path: string, data: string, options: ReplaceFileOptions): Promise<void> {
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await machine.writeFile(temp, data, { mode: options.mode, exclusive: true }, options.signal);
+    await options.beforeRename?.();
+    await machine.rename(temp, path, options.signal);
+  } catch (error) {
+    await machine.unlink(temp).catch(() => {});
+    throw error;
+  }
+}
