@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../machine/index.js';
+import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../machine/index.js';
 
 /**
  * The target machine as a host sees it while `add` checks a server: reading the config file gives
@@ -46,9 +46,6 @@ export class CandidateMachine implements Machine {
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
     return this.#machine.mkdir(path, mode, signal);
   }
-  pathType(path: string, signal?: AbortSignal): Promise<PathType> {
-    return this.#machine.pathType(path, signal);
-  }
   unlink(path: string, signal?: AbortSignal): Promise<void> {
     return this.#machine.unlink(path, signal);
   }
@@ -64,8 +61,8 @@ export class CandidateMachine implements Machine {
   close(): Promise<void> {
     return this.#machine.close();
   }
-  fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
-    return this.#machine.fileInfo(path, signal);
+  fileInfo(path: string, signal?: AbortSignal, options?: FileInfoOptions): Promise<FileInfo | undefined> {
+    return this.#machine.fileInfo(path, signal, options);
   }
   userId(signal?: AbortSignal): Promise<number> {
     return this.#machine.userId(signal);

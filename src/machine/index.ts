@@ -1,4 +1,4 @@
-export type { FileInfo, Machine, MachineProcess, PathType, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+export type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 export { confineSpawnSpec, unconfinedNote } from './sandbox/sandbox-spawn.js';
 export type { SandboxBind, SandboxPolicy } from './sandbox/sandbox-policy.js';
 export { LocalMachine } from './local-machine.js';

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
 import { loadUndici } from './lazy-modules.js';
-import type { FileInfo, Machine, MachineProcess, PathType, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+import type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -48,15 +48,6 @@ export class LocalMachine implements Machine {
     const created = await mkdir(path, { recursive: true, mode });
     // mkdir's mode is masked by the umask; the innermost directory gets exactly `mode`.
     if (created !== undefined) await chmod(path, mode);
-  }
-
-  async pathType(path: string, signal?: AbortSignal): Promise<PathType> {
-    signal?.throwIfAborted();
-    const stats = await stat(path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return undefined;
-      throw error;
-    });
-    return stats === undefined ? undefined : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
   }
 
   async unlink(path: string, signal?: AbortSignal): Promise<void> {
@@ -118,14 +109,16 @@ export class LocalMachine implements Machine {
     await agent?.close();
   }
 
-  async fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+  async fileInfo(path: string, signal?: AbortSignal, options: FileInfoOptions = {}): Promise<FileInfo | undefined> {
     signal?.throwIfAborted();
     try {
-      const stats = await lstat(path);
+      const stats = await (options.followLinks ? stat : lstat)(path);
       const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
       return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      // ENOTDIR: a path below a file, where nothing can be either.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw error;
     }
   }

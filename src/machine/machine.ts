@@ -13,9 +13,6 @@ export interface SpawnSpec {
   readonly clearEnv?: boolean;
 }
 
-/** What a path names, symlinks followed; undefined when nothing is there. */
-export type PathType = 'directory' | 'file' | 'other' | undefined;
-
 export interface ProcessExit {
   /**
    * Exit code; undefined when the process was killed by a signal, or never started locally. A
@@ -45,6 +42,11 @@ export interface WriteFileOptions {
   readonly mode: number;
   /** Fail with code `EEXIST` instead of replacing an existing file (a lock file). */
   readonly exclusive?: boolean;
+}
+
+export interface FileInfoOptions {
+  /** Report what a symlink names (stat) instead of the link itself (lstat). @default false */
+  readonly followLinks?: boolean;
 }
 
 /** What `fileInfo` reports about a path, without following a symlink there (lstat). */
@@ -84,8 +86,6 @@ export interface Machine {
   rename(from: string, to: string, signal?: AbortSignal): Promise<void>;
   /** Creates a directory and its missing parents with `mode`; existing ones are left as they are. */
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void>;
-  /** What is at `path` (symlinks followed): a bind source of a sandbox must exist. */
-  pathType(path: string, signal?: AbortSignal): Promise<PathType>;
   /** Removes a file; a file that does not exist is not an error. */
   unlink(path: string, signal?: AbortSignal): Promise<void>;
   /** Starts a process in its own process group. Startup failures surface through `exited`. */
@@ -99,8 +99,11 @@ export interface Machine {
   release(): Promise<void>;
   /** Releases the machine's own resources (an SSH connection) for good. Idempotent. */
   close(): Promise<void>;
-  /** lstat: what is at `path` (a symlink is reported as one, not followed); `undefined` when nothing is. */
-  fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined>;
+  /**
+   * What is at `path`; `undefined` when nothing is. lstat by default (a symlink is reported as one: the
+   * token store refuses links); stat with `followLinks` (a sandbox's bind source is what a link names).
+   */
+  fileInfo(path: string, signal?: AbortSignal, options?: FileInfoOptions): Promise<FileInfo | undefined>;
   /** The user id berry-mcp acts as on the machine (the SSH login's, remotely); -1 where there are none (Windows). */
   userId(signal?: AbortSignal): Promise<number>;
 }

@@ -58,10 +58,6 @@ export class TempMachine implements Machine {
     throw new Error('not used');
   }
 
-  pathType(): Promise<undefined> {
-    throw new Error('not used');
-  }
-
   unlink(): Promise<void> {
     throw new Error('not used');
   }

@@ -35,8 +35,8 @@ export async function confineSpawnSpec(
     throw unavailable(machine, server, unusable.reason, unusable.detail);
   }
   const sources = [...(policy.workspace === 'none' ? [] : [spec.cwd]), ...policy.binds.map((bind) => bind.source)];
-  const types = await Promise.all(sources.map((source) => machine.pathType(source, signal)));
-  const missing = sources.find((_, index) => types[index] === undefined);
+  const found = await Promise.all(sources.map((source) => machine.fileInfo(source, signal, { followLinks: true })));
+  const missing = sources.find((_, index) => found[index] === undefined);
   if (missing !== undefined) {
     const what = missing === spec.cwd && policy.workspace !== 'none' ? 'the working directory (mounted at /workspace)' : 'a bind source (roBinds/rwBinds)';
     throw new SandboxUnavailableError(

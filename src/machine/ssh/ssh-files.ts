@@ -4,7 +4,7 @@
  * O_CREAT|O_EXCL on OpenSSH's sftp-server, which never follows a symlink.
  */
 import type { SFTPWrapper } from 'ssh2';
-import type { FileInfo, PathType, WriteFileOptions } from '../machine.js';
+import type { FileInfo, WriteFileOptions } from '../machine.js';
 import type { SshConnection } from './ssh-connection.js';
 import { fileError } from './sftp-read.js';
 
@@ -71,18 +71,6 @@ export async function sftpMkdir(sftp: SFTPWrapper, identity: string, path: strin
   }
 }
 
-export function sftpPathType(sftp: SFTPWrapper, identity: string, path: string): Promise<PathType> {
-  return new Promise((resolve, reject) =>
-    sftp.stat(path, (error, stats) => {
-      if (!error) return resolve(stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other');
-      const mapped = fileError(error, 'stat', path, identity) as Error & { code: string };
-      // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
-      if (mapped.code === 'ENOENT') resolve(undefined);
-      else reject(mapped);
-    }),
-  );
-}
-
 export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: string): Promise<void> {
   const error = await call((cb) => sftp.unlink(path, cb));
   if (error && (await exists(sftp, path))) throw fileError(error, 'remove', path, identity);
@@ -91,11 +79,12 @@ export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: stri
 const S_IFMT = 0o170000;
 const FILE_TYPES: Readonly<Record<number, FileInfo['type']>> = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symlink' };
 
-export function sftpFileInfo(sftp: SFTPWrapper, identity: string, path: string): Promise<FileInfo | undefined> {
+export function sftpFileInfo(sftp: SFTPWrapper, identity: string, path: string, followLinks = false): Promise<FileInfo | undefined> {
   return new Promise((resolve, reject) =>
-    sftp.lstat(path, (error, stats) => {
+    (followLinks ? sftp.stat : sftp.lstat).call(sftp, path, (error, stats) => {
       if (!error) return resolve({ type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 });
       const failure = fileError(error, 'stat', path, identity);
+      // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
       if ((failure as Error & { code?: string }).code === 'ENOENT') resolve(undefined);
       else reject(failure);
     }),

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import { BerryError } from '../../common/errors.js';
-import type { FileInfo, Machine, MachineProcess, PathType, SpawnSpec, WriteFileOptions } from '../machine.js';
-import { remoteUserId, sftpFileInfo, sftpMkdir, sftpPathType, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
+import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../machine.js';
+import { remoteUserId, sftpFileInfo, sftpMkdir, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
 import { connectSsh, type HostKeyPin } from './ssh-connect.js';
 import { SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
@@ -94,11 +94,6 @@ export class SshMachine implements Machine {
     await abortable(sftpMkdir(sftp, this.identity, path, mode), signal);
   }
 
-  async pathType(path: string, signal?: AbortSignal): Promise<PathType> {
-    const sftp = await (await this.#connection(signal)).sftp(signal);
-    return abortable(sftpPathType(sftp, this.identity, path), signal);
-  }
-
   async unlink(path: string, signal?: AbortSignal): Promise<void> {
     const sftp = await (await this.#connection(signal)).sftp(signal);
     await abortable(sftpUnlink(sftp, this.identity, path), signal);
@@ -184,9 +179,9 @@ export class SshMachine implements Machine {
     );
   }
 
-  async fileInfo(path: string, signal?: AbortSignal): Promise<FileInfo | undefined> {
+  async fileInfo(path: string, signal?: AbortSignal, options: FileInfoOptions = {}): Promise<FileInfo | undefined> {
     const sftp = await (await this.#connection(signal)).sftp(signal);
-    return abortable(sftpFileInfo(sftp, this.identity, path), signal);
+    return abortable(sftpFileInfo(sftp, this.identity, path, options.followLinks), signal);
   }
 
   async userId(signal?: AbortSignal): Promise<number> {
