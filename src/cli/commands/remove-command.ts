@@ -1,5 +1,5 @@
-import { BerryError } from '../../common/errors.js';
 import { configuredNames, replaceConfigText, withoutServer } from '../../config/index.js';
+import { unknownServer } from '../../mcp/operations/resolve-entry.js';
 import { json } from '../output/blocks.js';
 import { configFileOf } from '../config-file.js';
 import type { CommandHandler } from '../context.js';
@@ -14,14 +14,7 @@ export const removeCommand: CommandHandler = async ({ args, io, signal }) => {
   try {
     const { path, text } = await configFileOf(args, io, machine, signal);
     const names = configuredNames(text, path);
-    if (text === undefined || !names.includes(name)) {
-      throw new BerryError(
-        'MCP_UNKNOWN_SERVER',
-        names.length > 0
-          ? `Unknown server "${name}". Configured: ${[...new Set(names)].join(', ')} (from ${path}).${serverHint(name, names)}`
-          : `Unknown server "${name}": no servers are configured (${path}${text === undefined ? ' does not exist' : ' has none'}).`,
-      );
-    }
+    if (text === undefined || !names.includes(name)) throw unknownServer(name, names, path, text !== undefined, serverHint(name, names));
     await replaceConfigText(machine, path, text, withoutServer(text, path, name), signal);
     io.stdout.write(args.json ? json({ removed: name, configPath: path }) : `${terminalSafe(`Removed "${name}" from ${path}.`)}\n`);
     return 0;
