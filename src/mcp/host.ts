@@ -33,7 +33,7 @@ import { authorize, logout } from './operations/authorize.js';
 import { list } from './operations/list.js';
 import { typings } from './operations/typings.js';
 import { poolKey, poolScope } from './pool/pool-key.js';
-import { DEFAULT_MAX_ARGUMENT_BYTES } from './operations/validate-request.js';
+import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 

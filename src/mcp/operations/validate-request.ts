@@ -80,7 +80,6 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
   return { server, tool, arguments: args as Record<string, unknown> };
 }
 
-export { DEFAULT_MAX_ARGUMENT_BYTES } from '../../common/argument-limit.js';
 
 /**
  * Serializes `args` once, before anything is sent: arguments that cannot become JSON (cycles,
