@@ -4,7 +4,7 @@
  */
 import { summarize, type Summary } from './stats.js';
 
-export type Unit = 'ms' | 'x' | '%' | 'MB' | 'ms (diff)' | 'count';
+export type Unit = 'ms' | 'x' | '%' | 'MB' | 'ms (diff)' | 'count' | '/s';
 
 /** A target on the row's median: `max` is the largest value that passes. */
 export interface Target {

@@ -40,6 +40,7 @@ const SECTIONS: readonly Section[] = [
   { id: '14', title: '14 saved catalogs', load: async () => (await import('./catalogs.js')).default, failure: 'error', timeoutMs: 90_000 },
   { id: '15', title: '15 confined start', load: async () => (await import('./confined.js')).default, failure: 'skipped', timeoutMs: 120_000 },
   { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
+  { id: '17', title: '17 serve load', load: async () => (await import('./serve-load.js')).default, failure: 'error', timeoutMs: 300_000 },
 ];
 
 interface SectionReport {
@@ -122,6 +123,7 @@ function formatNumber(v: number | undefined, unit: Row['unit']): string {
   if (unit === '%') return `${v.toFixed(1)} %`;
   if (unit === 'MB') return `${v.toFixed(1)} MB`;
   if (unit === 'count') return String(v);
+  if (unit === '/s') return `${v.toFixed(1)} /s`;
   const abs = Math.abs(v);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;
   return `${unit === 'ms (diff)' && v >= 0 ? '+' : ''}${v.toFixed(digits)} ms`;

@@ -12,6 +12,8 @@ export interface RunOptions extends Omit<RunScriptOptions, 'functions'> {
   readonly approveCall?: ApproveCall;
   /** Answers the elicitations this run's calls cause, in place of the host's `onElicitation` (serve asks the run's own client). */
   readonly onElicitation?: ElicitationHandler;
+  /** Where the script runs: runScript on this thread by default; serve passes its worker pool's. */
+  readonly runScript?: (code: string, options: RunScriptOptions) => Promise<RunRecord>;
 }
 
 export type HostOptions = McpHostOptions;
@@ -30,9 +32,9 @@ class BerryHost extends MachineHost implements Host {
     this.#maxArgumentBytes = options.maxArgumentBytes;
   }
 
-  run(code: string, { approveCall, onElicitation, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+  run(code: string, { approveCall, onElicitation, runScript: execute = runScript, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
     const hooks = onElicitation ? { onElicitation } : {};
-    return runScript(code, {
+    return execute(code, {
       ...runOptions,
       // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
       maxArgumentBytes: runOptions.maxArgumentBytes ?? this.#maxArgumentBytes,

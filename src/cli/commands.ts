@@ -1,5 +1,5 @@
 import type { CommandHandler } from './context.js';
-import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, type NumberRule } from './number-flags.js';
+import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SERVE_WORKERS, type NumberRule } from './number-flags.js';
 import { HOST_OPTIONS, type OptionName } from './options.js';
 
 export interface CommandSpec {
@@ -147,6 +147,7 @@ export const COMMANDS = {
       'max-concurrency',
       'max-queued-runs',
       'max-sessions',
+      'workers',
       'timeout',
       'memory',
       'output-limit',
@@ -157,6 +158,7 @@ export const COMMANDS = {
       'max-concurrency': positiveWhole,
       'max-queued-runs': positiveWhole,
       'max-sessions': positiveWhole,
+      workers: SERVE_WORKERS,
       timeout: positive,
       memory: positive,
       'output-limit': bytesAtLeast(1024),

@@ -35,7 +35,8 @@ export type BerryErrorCode =
   | 'SCRIPT_MEMORY_LIMIT'
   | 'SCRIPT_ABORTED'
   | 'SCRIPT_SETUP_FAILED'
-  | 'SERVE_QUEUE_FULL';
+  | 'SERVE_QUEUE_FULL'
+  | 'SERVE_WORKER_FAILED';
 
 const BRAND = Symbol.for('berry-mcp.error');
 

@@ -3,9 +3,11 @@
  * functions appears as `tools.<name>`. Knows nothing about MCP.
  */
 export { runScript } from './run-script.js';
+export { shapeHostError } from './bridge.js';
 export { parkedIsolates } from './parked.js';
 export { checkNodeFlags } from './node-flags.js';
 export type {
+  ErrorShape,
   HostCallContext,
   HostFunction,
   HostProgress,

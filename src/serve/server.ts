@@ -19,6 +19,7 @@ import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
+import { runExecutor, type RunExecutor } from './executor.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
 import { validateRunArguments } from './validate.js';
 
@@ -38,6 +39,8 @@ export interface RunServiceOptions {
   readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
+  /** Worker threads that run the scripts (executor.ts); 0 runs them on the main thread. @default cores, at most 4 */
+  readonly workers?: number;
 }
 
 const INSTRUCTIONS =
@@ -52,6 +55,7 @@ export class RunService {
   readonly #warn: (message: string) => void;
   readonly #confirmWrites: boolean;
   readonly #sessions = new Set<Server>();
+  readonly #executor: RunExecutor;
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
@@ -65,6 +69,7 @@ export class RunService {
     };
     this.#warn = options.onWarning ?? (() => {});
     this.#confirmWrites = options.confirmWrites === true;
+    this.#executor = runExecutor(options.workers, this.#warn);
   }
 
   /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
@@ -125,6 +130,7 @@ export class RunService {
                 timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
                 memoryLimitMb: this.limits.memoryLimitMb,
                 outputLimitBytes: this.limits.outputLimitBytes,
+                ...this.#executor.runOptions,
                 ...(this.#confirmWrites ? { approveCall: approveThrough(target, extra.signal) } : {}),
                 onElicitation: elicitation.handle,
                 onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
@@ -163,9 +169,10 @@ export class RunService {
     return this.queue.busy(session);
   }
 
-  /** Closes every client session (aborting their runs). The host is the caller's to close. */
+  /** Closes every client session (aborting their runs), then the run workers. The host is the caller's to close. */
   async close(): Promise<void> {
     await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
+    await this.#executor.close();
   }
 
   async #runTool(loaded: LoadedConfig | Error, signal: AbortSignal): Promise<Tool> {

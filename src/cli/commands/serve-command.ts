@@ -12,6 +12,7 @@ interface ServeArgs {
   readonly maxConcurrency: number;
   readonly maxQueuedRuns?: number;
   readonly maxSessions?: number;
+  readonly workers?: number;
 }
 
 /** The flags only serve reads (the table has checked each one's syntax and numbers). */
@@ -33,6 +34,7 @@ function serveArgs(args: CliArgs): ServeArgs {
     maxConcurrency: numbers['max-concurrency'] ?? 4,
     ...(numbers['max-queued-runs'] === undefined ? {} : { maxQueuedRuns: numbers['max-queued-runs'] }),
     ...(numbers['max-sessions'] === undefined ? {} : { maxSessions: numbers['max-sessions'] }),
+    ...(numbers.workers === undefined ? {} : { workers: numbers.workers }),
   };
 }
 
@@ -60,6 +62,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       host,
       maxConcurrency: serve.maxConcurrency,
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
+      ...(serve.workers === undefined ? {} : { workers: serve.workers }),
       confirmWrites: args.confirmWrites,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),

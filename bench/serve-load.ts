@@ -1,0 +1,282 @@
+/**
+ * Section 17: `berry-mcp serve --http` under load. A real serve process (bearer token, mcp.json
+ * with server-everything) answers 1, 4, 16 and 64 concurrent SDK clients over Streamable HTTP,
+ * each running the one-call script (`return await tools.mcp_call(echo)`) back to back for a fixed
+ * window. The clients are spread over up to GENERATORS processes (serve-load-client.ts); each
+ * reports its own CPU time so the table shows the generator was not the bottleneck.
+ *
+ * Two serve processes are measured in the same run: `--workers 0` (every run on serve's one event
+ * loop, as before the worker pool) and the default pool. Each level is measured ROUNDS times,
+ * the two alternating (order rotating), one at a time; the other serve process stays idle.
+ * Rows per serve and level: runs/s (median of rounds), run latency p50 (median) and p95, p99,
+ * and the peak RSS of the serve process tree (serve with its threads + the servers it started).
+ *
+ *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
+ * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../test/support/paths.js';
+import { childPidsOf } from '../test/support/processes.js';
+import type { ClientReport } from './serve-load-client.js';
+import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
+import { value, type Row } from './rows.js';
+import { median, percentile } from './stats.js';
+
+const SECTION = '17 serve load';
+const LEVELS = [1, 4, 16, 64];
+const GENERATORS = 4;
+const ROUNDS = 2;
+const WARMUP_MS = 1_500;
+const MEASURE_MS = 4_000;
+const TOKEN = 'bench-serve-load-token-0123456789';
+const CLIENT = fileURLToPath(new URL('./serve-load-client.js', import.meta.url));
+const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
+const MB = 1024 * 1024;
+
+interface Serve {
+  readonly label: string;
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+interface LevelRound {
+  readonly runsPerSecond: number;
+  readonly latenciesMs: number[];
+  readonly peakRssBytes: number;
+  /** The busiest generator process's CPU time over the window, in % of one core. */
+  readonly generatorCpuPercent: number;
+  readonly failures: number;
+  /** serve's CPU time per run in the window: the whole process, and its main thread alone. */
+  readonly cpuPerRunMs: number;
+  readonly mainCpuPerRunMs: number;
+}
+
+export interface LoadOptions {
+  readonly levels?: readonly number[];
+  /** `--workers` of each serve measured; undefined: serve's default. */
+  readonly workers?: readonly (number | undefined)[];
+  readonly profileDir?: string;
+  readonly log?: (message: string) => void;
+}
+
+export default async function serveLoad(log: (message: string) => void = () => {}): Promise<Row[]> {
+  return measureLoad({ log });
+}
+
+export async function measureLoad(options: LoadOptions = {}): Promise<Row[]> {
+  const log = options.log ?? (() => {});
+  const levels = options.levels ?? LEVELS;
+  const { dir, remove } = tempDir('serve-load');
+  const config = writeConfig(dir, { everything: everythingEntry() });
+  const serves: Serve[] = [];
+  try {
+    for (const workers of options.workers ?? [0, undefined]) {
+      serves.push(await startServe(dir, config, workers, options.profileDir));
+    }
+    // Each serve connects its server(s) once before anything is measured.
+    for (const serve of serves) await drive(serve, 2, 3_000, 1_000);
+    const results = new Map<string, LevelRound[]>();
+    for (const level of levels) {
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? serves : [...serves].reverse();
+        for (const serve of order) {
+          const r = await drive(serve, level, WARMUP_MS, MEASURE_MS);
+          log(`${serve.label}, ${level} clients: ${r.runsPerSecond.toFixed(1)} runs/s, p50 ${median(r.latenciesMs).toFixed(1)} ms`);
+          const key = `${serve.label}|${level}`;
+          results.set(key, [...(results.get(key) ?? []), r]);
+        }
+      }
+    }
+    return rowsOf(serves, levels, results);
+  } finally {
+    await Promise.all(serves.map((s) => s.stop()));
+    remove();
+  }
+}
+
+function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Map<string, LevelRound[]>): Row[] {
+  const rows: Row[] = [];
+  for (const serve of serves) {
+    const rate = (level: number): number => median(results.get(`${serve.label}|${level}`)!.map((r) => r.runsPerSecond));
+    for (const level of levels) {
+      const rounds = results.get(`${serve.label}|${level}`)!;
+      const latencies = rounds.flatMap((r) => r.latenciesMs);
+      const failures = rounds.reduce((sum, r) => sum + r.failures, 0);
+      const name = `${serve.label}, ${level} client${level === 1 ? '' : 's'}`;
+      rows.push(
+        value(SECTION, `${name}: runs/s`, '/s', rate(level), { note: `${ROUNDS} rounds of ${MEASURE_MS / 1000} s; ${failures} failed runs` }),
+        { ...value(SECTION, `${name}: run latency p50 (p95 beside)`, 'ms', median(latencies)), p95: percentile(latencies, 95), n: latencies.length },
+        value(SECTION, `${name}: run latency p99`, 'ms', percentile(latencies, 99)),
+        value(SECTION, `${name}: peak RSS of the serve process tree`, 'MB', Math.max(...rounds.map((r) => r.peakRssBytes)) / MB),
+        value(SECTION, `${name}: busiest load-generator process CPU`, '%', Math.max(...rounds.map((r) => r.generatorCpuPercent))),
+        value(SECTION, `${name}: serve CPU per run, all threads · main thread`, 'ms', median(rounds.map((r) => r.cpuPerRunMs)), {
+          note: `main thread ${median(rounds.map((r) => r.mainCpuPerRunMs)).toFixed(2)} ms`,
+        }),
+      );
+    }
+    if (levels.includes(1) && levels.includes(16)) {
+      const ratio = rate(16) / rate(1);
+      rows.push({
+        ...value(SECTION, `${serve.label}: runs/s at 16 clients / at 1 client`, 'x', ratio),
+        target: { max: Number.POSITIVE_INFINITY, label: '≥ 1.6×' },
+        pass: ratio >= 1.6,
+      });
+    }
+  }
+  return rows;
+}
+
+async function startServe(dir: string, config: string, workers: number | undefined, profileDir: string | undefined): Promise<Serve> {
+  const flags = ['--no-node-snapshot', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
+  const extra = workers === undefined ? [] : ['--workers', String(workers)];
+  const child = spawn(NODE, [...flags, BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--max-sessions', '128', ...extra], {
+    cwd: dir,
+    env: { ...process.env, BERRY_SERVE_TOKEN: TOKEN },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      stderr = (stderr + d).slice(-4096);
+      const match = /listening on (\S+)/.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
+  });
+  return {
+    label: workers === undefined ? 'serve (default workers)' : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
+    url,
+    child,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** One measured window of `clients` clients against `serve`. */
+async function drive(serve: Serve, clients: number, warmupMs: number, measureMs: number): Promise<LevelRound> {
+  const processes = Math.min(clients, GENERATORS);
+  const share = Array.from({ length: processes }, (_, i) => Math.floor(clients / processes) + (i < clients % processes ? 1 : 0));
+  const generators = await Promise.all(share.map((n) => startGenerator(serve.url, n)));
+  const pids = [serve.child.pid!, ...childPidsOf(serve.child.pid!)];
+  let peak = 0;
+  const sample = (): void => {
+    peak = Math.max(peak, pids.reduce((sum, pid) => sum + rssOf(pid), 0));
+  };
+  const sampler = setInterval(sample, 200);
+  const pid = serve.child.pid!;
+  let cpuFrom = { all: 0, main: 0 };
+  let cpuTo = { all: 0, main: 0 };
+  const cpuTimers = [
+    setTimeout(() => (cpuFrom = cpuOf(pid)), warmupMs),
+    setTimeout(() => (cpuTo = cpuOf(pid)), warmupMs + measureMs),
+  ];
+  try {
+    for (const g of generators) g.go(warmupMs, measureMs);
+    const reports = await Promise.all(generators.map((g) => g.report));
+    sample();
+    const latenciesMs = reports.flatMap((r) => r.latenciesMs);
+    const failures = reports.reduce((sum, r) => sum + r.failures, 0);
+    const failure = reports.find((r) => r.firstFailure)?.firstFailure;
+    if (latenciesMs.length === 0) throw new Error(`no run completed at ${clients} clients${failure ? `: ${failure}` : ''}`);
+    return {
+      runsPerSecond: latenciesMs.length / (measureMs / 1000),
+      latenciesMs,
+      peakRssBytes: peak,
+      generatorCpuPercent: Math.max(...reports.map((r) => (100 * r.cpuMs) / r.windowMs)),
+      failures,
+      cpuPerRunMs: (cpuTo.all - cpuFrom.all) / latenciesMs.length,
+      mainCpuPerRunMs: (cpuTo.main - cpuFrom.main) / latenciesMs.length,
+    };
+  } finally {
+    clearInterval(sampler);
+    for (const t of cpuTimers) clearTimeout(t);
+  }
+}
+
+interface Generator {
+  go(warmupMs: number, measureMs: number): void;
+  readonly report: Promise<ClientReport>;
+}
+
+function startGenerator(url: string, clients: number): Promise<Generator> {
+  const child = spawn(NODE, [CLIENT, url, String(clients)], {
+    env: { ...process.env, BENCH_SERVE_TOKEN: TOKEN },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4096)));
+  const lines = createInterface({ input: child.stdout! });
+  let last = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const report = exited.then((code) => {
+    if (code !== 0) throw new Error(`load generator exited ${code}: ${stderr.trim().split('\n').pop() ?? ''}`);
+    return JSON.parse(last) as ClientReport;
+  });
+  report.catch(() => {});
+  return new Promise((resolve, reject) => {
+    lines.on('line', (line) => {
+      last = line;
+      if (line === 'ready') resolve({ go: (w, m) => child.stdin!.write(`go ${w} ${m}\n`), report });
+    });
+    exited.then(() => reject(new Error(`load generator exited before it was ready: ${stderr}`)));
+  });
+}
+
+/** CPU time (user + system, ms) of the process `pid` and of its main thread, from /proc (clock ticks of 10 ms). */
+function cpuOf(pid: number): { all: number; main: number } {
+  const ticks = (file: string): number => {
+    const stat = readFileSync(file, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  try {
+    return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10 };
+  } catch {
+    return { all: Number.NaN, main: Number.NaN };
+  }
+}
+
+function rssOf(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const list = (text: string | undefined): number[] | undefined => text?.split(',').map(Number);
+  const profileDir = flag('--prof');
+  measureLoad({
+    ...(list(flag('--levels')) ? { levels: list(flag('--levels'))! } : {}),
+    ...(flag('--workers') ? { workers: flag('--workers')!.split(',').map((w) => (w === 'default' ? undefined : Number(w))) } : {}),
+    ...(profileDir ? { profileDir } : {}),
+    log: (m) => process.stderr.write(`${m}\n`),
+  }).then(
+    (rows) => {
+      for (const r of rows) {
+        process.stdout.write(`${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`);
+      }
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

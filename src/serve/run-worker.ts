@@ -1,0 +1,105 @@
+/**
+ * A run worker's thread (started by worker-pool.ts): runs each script it is sent in a fresh
+ * isolate with runScript, as `host.run` would on the main thread. Its `tools.*` are stand-ins that
+ * send each call to the main thread and wait for the answer; progress, outputs and the record go
+ * back the same way. The thread holds no host, no connection and no secret: only isolates.
+ */
+import { parentPort } from 'node:worker_threads';
+import { runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
+import type { FromWorker, ToWorker } from './worker-protocol.js';
+
+interface PendingCall {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  readonly onProgress: (p: HostProgress) => void;
+}
+
+interface WorkerRun {
+  readonly abort: AbortController;
+  readonly calls: Map<number, PendingCall>;
+  nextCall: number;
+}
+
+const port = parentPort!;
+const runs = new Map<number, WorkerRun>();
+const send = (message: FromWorker): void => port.postMessage(message);
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'run') {
+    void start(message);
+    return;
+  }
+  const run = runs.get(message.id);
+  if (!run) return;
+  if (message.type === 'abort') {
+    run.abort.abort();
+    return;
+  }
+  const call = run.calls.get(message.call);
+  if (!call) return;
+  if (message.type === 'call-progress') {
+    call.onProgress(message.progress);
+    return;
+  }
+  run.calls.delete(message.call);
+  if (message.error) call.reject(crossingError(message.error));
+  else call.resolve(message.value);
+});
+
+async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
+  const { id, hooks } = message;
+  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), nextCall: 0 };
+  runs.set(id, run);
+  const functions: Record<string, HostFunction> = {};
+  for (const fn of message.names) functions[fn] = (args, context) => callMain(id, run, fn, args, context);
+  const options: RunScriptOptions = {
+    ...message.limits,
+    functions,
+    signal: run.abort.signal,
+    ...(hooks.progress ? { onProgress: (progress) => send({ type: 'progress', id, progress }) } : {}),
+    ...(hooks.output ? { onOutput: (entry) => send({ type: 'output', id, entry }) } : {}),
+    ...(hooks.callEnd ? { onCallEnd: (call) => send({ type: 'call-end', id, call }) } : {}),
+  };
+  try {
+    send({ type: 'done', id, record: await runScript(message.code, options) });
+  } catch (error) {
+    const { name, message: text, code } = error as { name?: unknown; message?: unknown; code?: unknown };
+    send({
+      type: 'failed',
+      id,
+      error: { name: String(name ?? 'Error'), message: String(text ?? error), ...(typeof code === 'string' ? { code } : {}) },
+    });
+  } finally {
+    runs.delete(id);
+  }
+}
+
+/** One `tools.<fn>(args)`: made by the main thread's host; its abort and progress cross too. */
+function callMain(id: number, run: WorkerRun, fn: string, args: unknown, context: HostCallContext): Promise<unknown> {
+  const call = ++run.nextCall;
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => send({ type: 'call-abort', id, call, reason: shapeHostError(context.signal.reason) });
+    context.signal.addEventListener('abort', onAbort, { once: true });
+    const settle = { resolve, reject };
+    run.calls.set(call, {
+      resolve: (value) => {
+        context.signal.removeEventListener('abort', onAbort);
+        settle.resolve(value);
+      },
+      reject: (error) => {
+        context.signal.removeEventListener('abort', onAbort);
+        settle.reject(error);
+      },
+      onProgress: context.onProgress,
+    });
+    send({ type: 'call', id, call, fn, args });
+  });
+}
+
+/** The runtime reads name, message and code of what a host function throws: rebuild just those. */
+function crossingError(shape: ErrorShape): Error {
+  const error = new Error(shape.message);
+  Object.defineProperty(error, 'name', { value: shape.name });
+  if (shape.code !== undefined) Object.defineProperty(error, 'code', { value: shape.code, enumerable: true });
+  return error;
+}

@@ -1,0 +1,68 @@
+/**
+ * The messages between serve's main thread and a run worker (worker-pool.ts, run-worker.ts). A
+ * worker runs scripts only: each run's isolate lives there, and each `tools.*` call comes back to
+ * the main thread, whose host makes it (one set of MCP connections, approvals and elicitations as
+ * for a run in process). Every value is structured-cloned; `id` is the run, `call` the host call.
+ */
+import { BerryError, type BerryErrorCode } from '../common/errors.js';
+import type { ErrorShape, HostProgress, RunEntry, RunProgress, RunRecord, RunScriptOptions } from '../runtime/index.js';
+
+/** runScript's options that are plain data (the functions and hooks stay on the main thread). */
+export interface RunLimits {
+  readonly timeoutMs?: number;
+  readonly memoryLimitMb?: number;
+  readonly outputLimitBytes?: number;
+  readonly maxArgumentBytes?: number;
+  readonly maxConcurrentCalls?: number;
+  readonly filename?: string;
+}
+
+/** What the worker forwards: set for each hook the run has on the main thread. */
+export interface RunHooks {
+  readonly progress: boolean;
+  readonly output: boolean;
+  readonly callEnd: boolean;
+}
+
+export type ToWorker =
+  | { readonly type: 'run'; readonly id: number; readonly code: string; readonly names: readonly string[]; readonly limits: RunLimits; readonly hooks: RunHooks }
+  | { readonly type: 'abort'; readonly id: number }
+  | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly value?: unknown; readonly error?: ErrorShape }
+  | { readonly type: 'call-progress'; readonly id: number; readonly call: number; readonly progress: HostProgress };
+
+export type FromWorker =
+  | { readonly type: 'call'; readonly id: number; readonly call: number; readonly fn: string; readonly args: unknown }
+  | { readonly type: 'call-abort'; readonly id: number; readonly call: number; readonly reason: ErrorShape }
+  | { readonly type: 'progress'; readonly id: number; readonly progress: RunProgress }
+  | { readonly type: 'output'; readonly id: number; readonly entry: RunEntry }
+  | { readonly type: 'call-end'; readonly id: number; readonly call: { readonly fn: string; readonly call: number } }
+  | { readonly type: 'done'; readonly id: number; readonly record: RunRecord }
+  | { readonly type: 'failed'; readonly id: number; readonly error: ErrorShape };
+
+/** The plain-data part of runScript's options, as sent with a run. */
+export function limitsOf(options: RunScriptOptions): RunLimits {
+  const limits: { -readonly [K in keyof RunLimits]: RunLimits[K] } = {};
+  if (options.timeoutMs !== undefined) limits.timeoutMs = options.timeoutMs;
+  if (options.memoryLimitMb !== undefined) limits.memoryLimitMb = options.memoryLimitMb;
+  if (options.outputLimitBytes !== undefined) limits.outputLimitBytes = options.outputLimitBytes;
+  if (options.maxArgumentBytes !== undefined) limits.maxArgumentBytes = options.maxArgumentBytes;
+  if (options.maxConcurrentCalls !== undefined) limits.maxConcurrentCalls = options.maxConcurrentCalls;
+  if (options.filename !== undefined) limits.filename = options.filename;
+  return limits;
+}
+
+/** The error again on this side: a BerryError when it had a code (abort reasons are read by code). */
+export function rebuild(error: ErrorShape): Error {
+  if (error.code !== undefined) return new BerryError(error.code as BerryErrorCode, error.message);
+  return error.name === 'TypeError' ? new TypeError(error.message) : new Error(error.message);
+}
+
+/** What JSON keeps of a value structured clone refuses (a function, a symbol), as the runtime would send it. */
+export function jsonCopy(fn: string, value: unknown): { value: unknown } | { error: ErrorShape } {
+  try {
+    const json = JSON.stringify(value);
+    return { value: json === undefined ? undefined : (JSON.parse(json) as unknown) };
+  } catch (error) {
+    return { error: { name: 'TypeError', message: `tools.${fn}() returned a value that cannot be converted to JSON (${(error as Error).message})` } };
+  }
+}
