@@ -41,6 +41,8 @@ interface PoolRun {
 
 interface PoolWorker {
   readonly thread: Worker;
+  /** thread.threadId, kept: it reads -1 once the thread has exited. */
+  readonly threadId: number;
   readonly runs: Set<number>;
   dead: boolean;
 }
@@ -71,7 +73,7 @@ export class WorkerPool {
 
   /** Each worker's thread id and how many runs it has now (for tests and diagnostics). */
   workers(): { readonly threadId: number; readonly runs: number }[] {
-    return this.#workers.map((w) => ({ threadId: w.thread.threadId, runs: w.runs.size }));
+    return this.#workers.map((w) => ({ threadId: w.threadId, runs: w.runs.size }));
   }
 
   /** runScript, in the least busy worker. */
@@ -99,6 +101,8 @@ export class WorkerPool {
       unlisten: () => signal?.removeEventListener('abort', onAbort),
       settled: result.catch(() => {}),
     });
+    // A worker keeps the process alive only while it has runs.
+    if (worker.runs.size === 0) worker.thread.ref();
     worker.runs.add(id);
     this.#post(worker, {
       type: 'run',
@@ -142,11 +146,11 @@ export class WorkerPool {
     // The worker gets no environment but what Node itself reads: it never needs a secret.
     const nodeOptions = process.env['NODE_OPTIONS'];
     const thread = new Worker(this.#url, { env: nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions } });
-    const worker: PoolWorker = { thread, runs: new Set(), dead: false };
+    const worker: PoolWorker = { thread, threadId: thread.threadId, runs: new Set(), dead: false };
     thread.on('message', (message: FromWorker) => this.#onMessage(worker, message));
     thread.on('error', (error) => this.#replace(worker, `failed: ${error.message}`));
     thread.on('exit', (code) => this.#replace(worker, `exited with code ${code}`));
-    // An idle pool must not keep serve alive: the HTTP server or stdin does that.
+    // An idle pool must not keep the process alive: the HTTP server or stdin does that.
     thread.unref();
     return worker;
   }
@@ -157,7 +161,7 @@ export class WorkerPool {
     this.#bury(worker, `the run worker ${why}`);
     const at = this.#workers.indexOf(worker);
     if (at < 0 || this.#closed) return;
-    this.#warn(`run worker ${worker.thread.threadId} ${why}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker replaces it`);
+    this.#warn(`run worker ${worker.threadId} ${why}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker replaces it`);
     this.#workers[at] = this.#spawn();
   }
 
@@ -188,6 +192,7 @@ export class WorkerPool {
     if (!run) return;
     this.#runs.delete(id);
     run.worker.runs.delete(id);
+    if (run.worker.runs.size === 0) run.worker.thread.unref();
     run.unlisten();
     if (record instanceof Error) run.reject(record);
     else run.resolve(record);

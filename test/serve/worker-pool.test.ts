@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHost, type Host } from '../../src/host.js';
+import type { RunEntry, RunProgress } from '../../src/runtime/index.js';
+import { WorkerPool } from '../../src/serve/worker-pool.js';
+import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { faultEntry } from '../support/fixture-servers.js';
+import { FIXTURES_DIR } from '../support/paths.js';
+import { childPidsOf, processAlive } from '../support/processes.js';
+import { tempDir } from '../support/temp-dir.js';
+import { waitFor, waitForEvent } from '../support/wait.js';
+import { writeConfig } from '../support/write-config.js';
+
+const sleep = (ms: number): string => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return 'slept ${ms}';`;
+const crashingWorker = new URL(`file://${join(FIXTURES_DIR, 'crashing-run-worker.mjs')}`);
+/** Threads of this process now (Linux). */
+const threads = (): number => readdirSync('/proc/self/task').length;
+
+describe('serve: WorkerPool, scripts in worker threads with the host on the main thread', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let cancelLog: string;
+  let eventLog: string;
+  let host: Host;
+  const pools: WorkerPool[] = [];
+  const pool = (options: ConstructorParameters<typeof WorkerPool>[0]): WorkerPool => {
+    const made = new WorkerPool(options);
+    pools.push(made);
+    return made;
+  };
+
+  before(async () => {
+    tmp = tempDir('berry-worker-pool-');
+    cancelLog = join(tmp.dir, 'cancel.log');
+    eventLog = join(tmp.dir, 'events.log');
+    writeConfig(tmp.dir, { fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }) });
+    host = createHost({ cwd: tmp.dir, configPath: join(tmp.dir, 'mcp.json') });
+    // The fault server is started once, so no test pays its start inside a timing.
+    assert.equal((await host.run(sleep(1))).ok, true);
+  });
+  beforeEach(() => {
+    writeFileSync(cancelLog, '');
+    writeFileSync(eventLog, '');
+  });
+  after(async () => {
+    await Promise.all(pools.map((p) => p.close()));
+    await host.close();
+    tmp.cleanup();
+  });
+
+  it('spreads runs in flight over the workers; calls, progress and outputs cross both ways', async () => {
+    const workers = pool({ size: 2 });
+    const progress: RunProgress[] = [];
+    const outputs: RunEntry[] = [];
+    const code = `text('before'); const r = await tools.mcp_call({ server: 'fault', tool: 'progress', arguments: { steps: 2, intervalMs: 150 } });
+      await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 400 } }); return r.content[0].text;`;
+    const runs = [1, 2].map(() =>
+      host.run(code, { runScript: workers.run, onProgress: (p) => progress.push(p), onOutput: (e) => outputs.push(e) }),
+    );
+    await waitForEvent(eventLog, 'started sleep', { count: 2 });
+    assert.deepEqual(workers.workers().map((w) => w.runs), [1, 1], 'one run in each worker');
+    for (const record of await Promise.all(runs)) {
+      assert.equal(record.ok, true, JSON.stringify(record.error));
+      assert.equal(record.calls, 2);
+      assert.deepEqual(record.outputs, [{ type: 'text', text: 'before' }]);
+    }
+    assert.ok(progress.some((p) => p.fn === 'mcp_call' && p.label === 'fault/progress' && p.progress >= 1), JSON.stringify(progress));
+    assert.equal(outputs.filter((e) => e.kind === 'output').length, 2);
+    assert.deepEqual(workers.workers().map((w) => w.runs), [0, 0]);
+  });
+
+  it("a host error reaches the script with its name, message and code, as in process", async () => {
+    const workers = pool({ size: 1 });
+    const code = `try { await tools.mcp_call({ server: 'nope', tool: 'x' }); } catch (e) { return [e.code, e.message.slice(0, 40)]; }`;
+    const inWorker = await host.run(code, { runScript: workers.run });
+    const inProcess = await host.run(code);
+    assert.deepEqual(inWorker.result, inProcess.result);
+    assert.equal((inWorker.result as string[])[0], 'MCP_UNKNOWN_SERVER');
+  });
+
+  it('an abort ends the run in its worker and cancels its call on the server', async () => {
+    const workers = pool({ size: 2 });
+    const controller = new AbortController();
+    const running = host.run(sleep(10_000), { runScript: workers.run, signal: controller.signal });
+    await waitForEvent(eventLog, 'started sleep');
+    controller.abort();
+    const record = await running;
+    assert.equal(record.error?.code, 'SCRIPT_ABORTED');
+    await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the sleep call to be cancelled on its server');
+  });
+
+  it('a worker that dies fails only its own runs (SERVE_WORKER_FAILED, its call cancelled) and is replaced', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 2, workerUrl: crashingWorker, onWarning: (m) => warnings.push(m) });
+    const before = workers.workers().map((w) => w.threadId);
+    const doomed = host.run(`/* crash the worker */ ${sleep(10_000)}`, { runScript: workers.run });
+    const other = host.run(sleep(800), { runScript: workers.run });
+    const [lost, kept] = await Promise.all([doomed, other]);
+    assert.equal(lost.ok, false);
+    assert.equal(lost.error?.code, 'SERVE_WORKER_FAILED');
+    assert.match(lost.error!.message, /exited with code 7/);
+    assert.equal(lost.calls, 1);
+    assert.equal(kept.ok, true, JSON.stringify(kept.error));
+    assert.equal(kept.result, 'slept 800');
+    await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, "the dead run's call to be cancelled");
+    const after = workers.workers().map((w) => w.threadId);
+    assert.equal(after.length, 2);
+    assert.equal(after.filter((id) => !before.includes(id)).length, 1, 'exactly one new worker');
+    assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker replaces it/);
+    const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
+    assert.deepEqual(again.map((r) => r.result), [42, 42]);
+  });
+
+  it('close ends every worker thread; a run still in one ends, and later runs are refused', async () => {
+    const base = threads();
+    const workers = pool({ size: 3 });
+    await Promise.all([1, 2, 3].map(() => host.run('return 1', { runScript: workers.run })));
+    assert.ok(threads() >= base + 3, `${threads()} threads, ${base} before the pool`);
+    const running = host.run(sleep(10_000), { runScript: workers.run });
+    await waitForEvent(eventLog, 'started sleep');
+    await workers.close(200);
+    const record = await running;
+    assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+    await waitFor(() => threads() <= base, 5_000, `the worker threads to end (${threads()} now, ${base} before)`);
+    await assert.rejects(host.run('return 1', { runScript: workers.run }), { code: 'SCRIPT_SETUP_FAILED' });
+    await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the call of the run cut short to be cancelled');
+  });
+});
+
+describe('berry-mcp serve --http --workers 2', function () {
+  this.timeout(90_000);
+  const TOKEN = 'workers-token';
+  let tmp: ReturnType<typeof tempDir>;
+  let eventLog: string;
+  const serves: HttpServe[] = [];
+
+  before(() => {
+    tmp = tempDir('berry-serve-workers-');
+    eventLog = join(tmp.dir, 'events.log');
+    writeConfig(tmp.dir, { fault: faultEntry([], { env: { FIXTURE_EVENT_LOG: eventLog } }) });
+  });
+  after(async () => {
+    await Promise.all(serves.map((s) => s.close()));
+    tmp.cleanup();
+  });
+  const start = async (args: string[]): Promise<HttpServe> => {
+    const serve = await serveHttp(['--config', 'mcp.json', '--workers', '2', ...args], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
+    serves.push(serve);
+    return serve;
+  };
+
+  it("each client is asked to approve only its own runs' calls, whichever worker runs them", async () => {
+    const serve = await start(['--confirm-writes', '--max-concurrency', '4']);
+    const asked: Record<string, string[]> = { a: [], b: [] };
+    const clients = await Promise.all(
+      ['a', 'b'].map(async (name) => {
+        const client = await serve.connect(TOKEN, { capabilities: { elicitation: { form: {} } } });
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          asked[name]!.push(request.params.message);
+          // Let the other client's runs be in flight at the same time.
+          await new Promise((r) => setTimeout(r, 100));
+          return { action: 'accept', content: { approve: request.params.message.includes(`from-${name}`) } };
+        });
+        return { name, client };
+      }),
+    );
+    const results = await Promise.all(
+      clients.flatMap(({ name, client }) =>
+        [1, 2, 3].map(async (n) => {
+          const result = await run(client, `return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'from-${name}-${n}' } })).content[0].text;`);
+          return { name, n, result };
+        }),
+      ),
+    );
+    for (const { name, n, result } of results) {
+      assert.equal(result.isError, undefined, texts(result).join('\n'));
+      assert.equal(result.structuredContent?.['result'], `from-${name}-${n}`);
+    }
+    for (const name of ['a', 'b']) {
+      assert.equal(asked[name]!.length, 3, asked[name]!.join('\n---\n'));
+      assert.ok(asked[name]!.every((m) => m.includes(`from-${name}-`)), `${name} was asked: ${asked[name]!.join(' | ')}`);
+    }
+  });
+
+  it("keeps the queue's round robin: a client's run waits behind at most one queued run of another client", async () => {
+    const serve = await start(['--max-concurrency', '2']);
+    const a = await serve.connect(TOKEN);
+    const b = await serve.connect(TOKEN);
+    await run(a, sleep(1));
+    writeFileSync(eventLog, '');
+    const order: string[] = [];
+    const track = (name: string, result: Promise<CallToolResult>): Promise<void> =>
+      result.then((r) => {
+        assert.equal(r.isError, undefined, texts(r).join('\n'));
+        order.push(name);
+      });
+    const mine = [1, 2, 3, 4, 5, 6].map((n) => track(`a${n}`, run(a, sleep(600))));
+    await waitForEvent(eventLog, 'started sleep', { count: 2 });
+    await Promise.all([...mine, track('b', run(b, 'return 1'))]);
+    // b came while a1 and a2 ran, behind a3..a6: it runs right after a3 (one FIFO would put it last).
+    assert.ok(order.indexOf('b') <= 3, order.join(' '));
+    assert.equal(order.length, 7);
+  });
+
+  it('exits cleanly on SIGTERM with runs in flight, leaving no process behind', async () => {
+    const serve = await start([]);
+    const client = await serve.connect(TOKEN);
+    await run(client, sleep(1));
+    writeFileSync(eventLog, '');
+    // The SDK client never settles a request whose stream the server closed: it is not awaited.
+    void run(client, sleep(30_000)).catch(() => {});
+    await waitForEvent(eventLog, 'started sleep');
+    const children = childPidsOf(serve.child.pid!);
+    assert.ok(children.length > 0, 'the fault server runs under serve');
+    const exited = new Promise<number | null>((resolve) => serve.child.once('exit', resolve));
+    serve.child.kill('SIGTERM');
+    assert.equal(await exited, 0, serve.stderr());
+    await waitFor(() => children.every((pid) => !processAlive(pid)), 5_000, 'the servers serve started to exit');
+  });
+
+  it('--workers 0 runs on the main thread as before; a bad count is a usage error', async () => {
+    const serve = await serveHttp(['--config', 'mcp.json', '--workers', '0'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
+    serves.push(serve);
+    const result = await run(await serve.connect(TOKEN), 'return 6 * 7');
+    assert.equal(result.structuredContent?.['result'], 42);
+    await assert.rejects(serveHttp(['--config', 'mcp.json', '--workers', '65'], { cwd: tmp.dir }), /--workers needs a number of worker threads from 0 to 64/);
+  });
+});
