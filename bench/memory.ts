@@ -68,7 +68,7 @@ async function probe(): Promise<void> {
   }
 }
 
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Number(match[1]) * 1024 : 0;

@@ -19,17 +19,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { defaultWorkers } from '../src/serve/executor.js';
 import { PROJECT_ROOT } from '../test/support/paths.js';
 import { childPidsOf } from '../test/support/processes.js';
 import type { ClientReport } from './serve-load-client.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
+import { rssOf } from './memory.js';
 import { value, type Row } from './rows.js';
 import { median, percentile } from './stats.js';
 
 const SECTION = '17 serve load';
 const LEVELS = [1, 4, 16, 64];
 const GENERATORS = 4;
-const ROUNDS = 2;
+const ROUNDS = Number(process.env["BENCH_SERVE_LOAD_ROUNDS"] ?? 2);
 const WARMUP_MS = 1_500;
 const MEASURE_MS = 4_000;
 const TOKEN = 'bench-serve-load-token-0123456789';
@@ -153,7 +155,7 @@ async function startServe(dir: string, config: string, workers: number | undefin
     child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
   });
   return {
-    label: workers === undefined ? 'serve (default workers)' : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
+    label: workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
     url,
     child,
     stop: async () => {
@@ -246,15 +248,6 @@ function cpuOf(pid: number): { all: number; main: number } {
     return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10 };
   } catch {
     return { all: Number.NaN, main: Number.NaN };
-  }
-}
-
-function rssOf(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
   }
 }
 

@@ -5,9 +5,13 @@
 import { availableParallelism } from 'node:os';
 import { WorkerPool } from './worker-pool.js';
 
-/** serve's default: one worker per core, at most 4 (each thread holds a V8 heap of its own). */
+/**
+ * serve's default: a worker per core but one, which the main thread's HTTP, MCP and host calls
+ * need under load (about a quarter of a run's CPU); at least 1, at most 4 (each thread holds a V8
+ * heap of its own).
+ */
 export function defaultWorkers(): number {
-  return Math.min(4, availableParallelism());
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
 /** `runOptions` goes into each host.run; `close` ends the workers. */
