@@ -6,7 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
-import type { FromWorker, ToWorker } from './worker-protocol.js';
+import type { FromWorker, RunEvent, ToWorker } from './worker-protocol.js';
 
 interface PendingCall {
   readonly resolve: (value: unknown) => void;
@@ -18,6 +18,8 @@ interface WorkerRun {
   readonly abort: AbortController;
   readonly calls: Map<number, PendingCall>;
   nextCall: number;
+  /** Events not sent yet: a script printing in a loop makes one message per turn, not one per text(). */
+  events: RunEvent[];
 }
 
 const port = parentPort!;
@@ -48,7 +50,15 @@ port.on('message', (message: ToWorker) => {
 
 async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const { id, hooks } = message;
-  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), nextCall: 0 };
+  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), nextCall: 0, events: [] };
+  const flush = (): void => {
+    if (run.events.length === 0) return;
+    send({ type: 'events', id, events: run.events });
+    run.events = [];
+  };
+  const report = (event: RunEvent): void => {
+    if (run.events.push(event) === 1) setImmediate(flush);
+  };
   runs.set(id, run);
   const functions: Record<string, HostFunction> = {};
   for (const fn of message.names) functions[fn] = (args, context) => callMain(id, run, fn, args, context);
@@ -56,13 +66,16 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
     ...message.limits,
     functions,
     signal: run.abort.signal,
-    ...(hooks.progress ? { onProgress: (progress) => send({ type: 'progress', id, progress }) } : {}),
-    ...(hooks.output ? { onOutput: (entry) => send({ type: 'output', id, entry }) } : {}),
-    ...(hooks.callEnd ? { onCallEnd: (call) => send({ type: 'call-end', id, call }) } : {}),
+    ...(hooks.progress ? { onProgress: (progress) => report({ type: 'progress', progress }) } : {}),
+    ...(hooks.output ? { onOutput: (entry) => report({ type: 'output', entry }) } : {}),
+    ...(hooks.callEnd ? { onCallEnd: (call) => report({ type: 'call-end', call }) } : {}),
   };
   try {
-    send({ type: 'done', id, record: await runScript(message.code, options) });
+    const record = await runScript(message.code, options);
+    flush();
+    send({ type: 'done', id, record });
   } catch (error) {
+    flush();
     const { name, message: text, code } = error as { name?: unknown; message?: unknown; code?: unknown };
     send({
       type: 'failed',

@@ -208,14 +208,16 @@ export class WorkerPool {
       case 'call-abort':
         run.calls.get(message.call)?.abort(rebuild(message.reason));
         return;
-      case 'progress':
-        run.options.onProgress?.(message.progress);
-        return;
-      case 'output':
-        run.options.onOutput?.(message.entry);
-        return;
-      case 'call-end':
-        run.options.onCallEnd?.(message.call);
+      case 'events':
+        for (const event of message.events) {
+          try {
+            if (event.type === 'progress') run.options.onProgress?.(event.progress);
+            else if (event.type === 'output') run.options.onOutput?.(event.entry);
+            else run.options.onCallEnd?.(event.call);
+          } catch {
+            // A failing listener must not fail the run, as in process.
+          }
+        }
         return;
       case 'done':
         this.#finish(message.id, message.record);

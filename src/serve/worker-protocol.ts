@@ -30,12 +30,17 @@ export type ToWorker =
   | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly value?: unknown; readonly error?: ErrorShape }
   | { readonly type: 'call-progress'; readonly id: number; readonly call: number; readonly progress: HostProgress };
 
+/** What a run reports as it goes (runScript's onProgress, onOutput, onCallEnd). */
+export type RunEvent =
+  | { readonly type: 'progress'; readonly progress: RunProgress }
+  | { readonly type: 'output'; readonly entry: RunEntry }
+  | { readonly type: 'call-end'; readonly call: { readonly fn: string; readonly call: number } };
+
 export type FromWorker =
   | { readonly type: 'call'; readonly id: number; readonly call: number; readonly fn: string; readonly args: unknown }
   | { readonly type: 'call-abort'; readonly id: number; readonly call: number; readonly reason: ErrorShape }
-  | { readonly type: 'progress'; readonly id: number; readonly progress: RunProgress }
-  | { readonly type: 'output'; readonly id: number; readonly entry: RunEntry }
-  | { readonly type: 'call-end'; readonly id: number; readonly call: { readonly fn: string; readonly call: number } }
+  /** Progress, outputs and call ends of one turn of the worker's loop, in order: one message, not one each. */
+  | { readonly type: 'events'; readonly id: number; readonly events: readonly RunEvent[] }
   | { readonly type: 'done'; readonly id: number; readonly record: RunRecord }
   | { readonly type: 'failed'; readonly id: number; readonly error: ErrorShape };
 

@@ -71,6 +71,18 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.deepEqual(workers.workers().map((w) => w.runs), [0, 0]);
   });
 
+  it('forwards thousands of outputs in order, batched per turn of the worker', async () => {
+    const workers = pool({ size: 1 });
+    const seen: string[] = [];
+    const record = await host.run('for (let i = 0; i < 3000; i++) text(String(i)); console.log("end"); return 1;', {
+      runScript: workers.run,
+      onOutput: (e) => seen.push(e.kind === 'output' && e.output.type === 'text' ? e.output.text : 'log'),
+    });
+    assert.equal(record.ok, true);
+    assert.equal(record.outputs.length, 3000);
+    assert.deepEqual(seen, [...Array.from({ length: 3000 }, (_, i) => String(i)), 'log']);
+  });
+
   it("a host error reaches the script with its name, message and code, as in process", async () => {
     const workers = pool({ size: 1 });
     const code = `try { await tools.mcp_call({ server: 'nope', tool: 'x' }); } catch (e) { return [e.code, e.message.slice(0, 40)]; }`;
