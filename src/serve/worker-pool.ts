@@ -7,7 +7,7 @@
  * run shares the one host's connections, approvals and elicitation routing as before.
  *
  * A worker that dies (a native crash, running out of memory) fails only its runs, with
- * SERVE_WORKER_FAILED, and is replaced before the next run.
+ * SERVE_WORKER_FAILED, and is replaced when the next run needs a worker.
  */
 import { Worker } from 'node:worker_threads';
 import { BerryError } from '../common/errors.js';
@@ -53,7 +53,8 @@ export class WorkerPool {
   readonly size: number;
   readonly #url: URL;
   readonly #warn: (message: string) => void;
-  readonly #workers: PoolWorker[] = [];
+  /** One slot per worker; a dead worker's slot is empty until the next run needs it. */
+  readonly #workers: (PoolWorker | undefined)[] = [];
   readonly #runs = new Map<number, PoolRun>();
   #nextId = 0;
   #closed = false;
@@ -73,7 +74,7 @@ export class WorkerPool {
 
   /** Each worker's thread id and how many runs it has now (for tests and diagnostics). */
   workers(): { readonly threadId: number; readonly runs: number }[] {
-    return this.#workers.map((w) => ({ threadId: w.threadId, runs: w.runs.size }));
+    return this.#workers.filter((w) => w !== undefined).map((w) => ({ threadId: w.threadId, runs: w.runs.size }));
   }
 
   /** runScript, in the least busy worker. */
@@ -128,7 +129,7 @@ export class WorkerPool {
       await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
     }
-    const workers = this.#workers.splice(0);
+    const workers = this.#workers.splice(0).filter((w) => w !== undefined);
     await Promise.all(workers.map(async (w) => {
       this.#bury(w, 'serve is shutting down');
       await w.thread.terminate();
@@ -137,8 +138,10 @@ export class WorkerPool {
 
   /** The worker with the fewest runs; on a tie the first, so a lone client keeps one warm thread. */
   #pick(): PoolWorker {
+    // Replaced here, not as the old one dies: a worker that cannot start fails runs, it does not spin.
+    for (let i = 0; i < this.#workers.length; i++) this.#workers[i] ??= this.#spawn();
     let best = this.#workers[0]!;
-    for (const w of this.#workers) if (w.runs.size < best.runs.size) best = w;
+    for (const w of this.#workers) if (w!.runs.size < best.runs.size) best = w!;
     return best;
   }
 
@@ -161,8 +164,8 @@ export class WorkerPool {
     this.#bury(worker, `the run worker ${why}`);
     const at = this.#workers.indexOf(worker);
     if (at < 0 || this.#closed) return;
-    this.#warn(`run worker ${worker.threadId} ${why}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker replaces it`);
-    this.#workers[at] = this.#spawn();
+    this.#warn(`run worker ${worker.threadId} ${why}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place at the next run`);
+    this.#workers[at] = undefined;
   }
 
   /** Fails the worker's runs and aborts their host calls; the worker is not used again. */

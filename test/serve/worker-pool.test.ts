@@ -117,12 +117,23 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal(kept.ok, true, JSON.stringify(kept.error));
     assert.equal(kept.result, 'slept 800');
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, "the dead run's call to be cancelled");
+    assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker takes its place at the next run/);
+    const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
+    assert.deepEqual(again.map((r) => r.result), [42, 42]);
     const after = workers.workers().map((w) => w.threadId);
     assert.equal(after.length, 2);
     assert.equal(after.filter((id) => !before.includes(id)).length, 1, 'exactly one new worker');
-    assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker replaces it/);
-    const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
-    assert.deepEqual(again.map((r) => r.result), [42, 42]);
+  });
+
+  it('a worker module that cannot start fails each run with SERVE_WORKER_FAILED and is not restarted in a loop', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 1, workerUrl: new URL('file:///nonexistent/run-worker.js'), onWarning: (m) => warnings.push(m) });
+    for (let i = 0; i < 2; i++) {
+      const record = await host.run('return 1', { runScript: workers.run });
+      assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(warnings.length, 2, warnings.join('\n'));
   });
 
   it('close ends every worker thread; a run still in one ends, and later runs are refused', async () => {
