@@ -67,11 +67,6 @@ export class WorkerPool {
     for (let i = 0; i < this.size; i++) this.#workers.push(this.#spawn());
   }
 
-  /** Runs executing in workers now. */
-  get running(): number {
-    return this.#runs.size;
-  }
-
   /** Each worker's thread id and how many runs it has now (for tests and diagnostics). */
   workers(): { readonly threadId: number; readonly runs: number }[] {
     return this.#workers.filter((w) => w !== undefined).map((w) => ({ threadId: w.threadId, runs: w.runs.size }));
