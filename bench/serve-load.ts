@@ -122,6 +122,11 @@ function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Ma
         value(SECTION, `${name}: serve CPU per run, main thread`, 'ms', median(rounds.map((r) => r.mainCpuPerRunMs))),
       );
     }
+    if (levels.includes(16)) {
+      // What the one event loop could carry if it had a core to itself: the ceiling the workers lift.
+      const main = median(results.get(`${serve.label}|16`)!.map((r) => r.mainCpuPerRunMs));
+      rows.push(value(SECTION, `${serve.label}: main-thread ceiling at 16 clients (1 s / its CPU per run)`, '/s', 1000 / main));
+    }
     if (levels.includes(1) && levels.includes(16)) {
       const ratio = rate(16) / rate(1);
       rows.push({
