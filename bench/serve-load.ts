@@ -6,8 +6,9 @@
  * reports its own CPU time so the table shows the generator was not the bottleneck.
  *
  * Two serve processes are measured in the same run: `--workers 0` (every run on serve's one event
- * loop, as before the worker pool) and the default pool. Each level is measured ROUNDS times,
- * the two alternating (order rotating), one at a time; the other serve process stays idle.
+ * loop, as before the worker pool) and the default pool (`--workers 1` where the default is none).
+ * Each level is measured ROUNDS times, the two alternating (order rotating), one at a time; the
+ * other serve process stays idle.
  * Rows per serve and level: runs/s (median of rounds), run latency p50 (median) and p95, p99,
  * and the peak RSS of the serve process tree (serve with its threads + the servers it started).
  *
@@ -79,7 +80,8 @@ export async function measureLoad(options: LoadOptions = {}): Promise<Row[]> {
   const config = writeConfig(dir, { everything: everythingEntry() });
   const serves: Serve[] = [];
   try {
-    for (const workers of options.workers ?? [0, undefined]) {
+    // The one loop against the pool: the default's size, or 1 where the default is none.
+    for (const workers of options.workers ?? [0, defaultWorkers() === 0 ? 1 : undefined]) {
       serves.push(await startServe(dir, config, workers, options.profileDir, options.serveArgs ?? []));
     }
     // Each serve connects its server(s) once before anything is measured.

@@ -6,12 +6,12 @@ import { availableParallelism } from 'node:os';
 import { WorkerPool } from './worker-pool.js';
 
 /**
- * serve's default: a worker per core but one, which the main thread's HTTP, MCP and host calls
- * need under load (about a quarter of a run's CPU); at least 1, at most 4 (each thread holds a V8
- * heap of its own).
+ * serve's default from the core count: none on 1 or 2 cores, where the one event loop carries as
+ * many runs as the cores do and the crossings only add CPU (≈ 0.5 ms a run, docs/performance.md);
+ * else a worker per core but one (the main thread's), at most 4 (each holds a V8 heap of its own).
  */
-export function defaultWorkers(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+export function defaultWorkers(cores = availableParallelism()): number {
+  return cores <= 2 ? 0 : Math.min(4, cores - 1);
 }
 
 /** `runOptions` goes into each host.run; `close` ends the workers. */

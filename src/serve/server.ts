@@ -39,7 +39,7 @@ export interface RunServiceOptions {
   readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
-  /** Worker threads that run the scripts (executor.ts); 0 runs them on the main thread. @default cores - 1, from 1 to 4 */
+  /** Worker threads that run the scripts (executor.ts); 0 runs them on the main thread. @default 0 on 1–2 cores, else cores - 1, at most 4 */
   readonly workers?: number;
 }
 

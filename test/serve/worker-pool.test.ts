@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type Host } from '../../src/host.js';
 import type { RunEntry, RunProgress } from '../../src/runtime/index.js';
+import { defaultWorkers } from '../../src/serve/executor.js';
 import { WorkerPool } from '../../src/serve/worker-pool.js';
 import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';
@@ -48,6 +49,10 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     await Promise.all(pools.map((p) => p.close()));
     await host.close();
     tmp.cleanup();
+  });
+
+  it('defaults to no worker on 1 or 2 cores, else one per core but one, at most 4', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 0, 2, 3, 4, 4]);
   });
 
   it('spreads runs in flight over the workers; calls, progress and outputs cross both ways', async () => {
