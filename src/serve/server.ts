@@ -15,8 +15,9 @@ import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
 import type { LoadedConfig } from '../config/index.js';
 import { approveThrough } from './confirm-writes.js';
-import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
+import { clip, describeRun, serverSetKey, type DescriptionLimits } from './description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
+import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
 import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
 import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
@@ -32,8 +33,10 @@ export interface RunServiceOptions {
   readonly timeoutSeconds?: number;
   /** @default 128 */
   readonly memoryLimitMb?: number;
-  /** Output budget of one run (text, images and logs together; the return value has the same). @default 1048576 */
+  /** Output budget of one run (text, images and logs together; the return value has the same). @default 32768 */
   readonly outputLimitBytes?: number;
+  /** Put every tool's TypeScript signature in the `run` description (past 2,048 characters). @default false */
+  readonly signatures?: boolean;
   /** Ask the run's client (elicitation) before each call to a tool that may write. @default false */
   readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
@@ -51,6 +54,7 @@ export class RunService {
   readonly limits: DescriptionLimits;
   readonly #warn: (message: string) => void;
   readonly #confirmWrites: boolean;
+  readonly #signatures: boolean;
   readonly #sessions = new Set<Server>();
 
   constructor(options: RunServiceOptions) {
@@ -61,10 +65,11 @@ export class RunService {
       defaultTimeoutSeconds: timeoutSeconds,
       maxTimeoutSeconds: timeoutSeconds,
       memoryLimitMb: options.memoryLimitMb ?? 128,
-      outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
+      outputLimitBytes: options.outputLimitBytes ?? SERVE_OUTPUT_LIMIT_BYTES,
     };
     this.#warn = options.onWarning ?? (() => {});
     this.#confirmWrites = options.confirmWrites === true;
+    this.#signatures = options.signatures === true;
   }
 
   /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
@@ -169,14 +174,10 @@ export class RunService {
   }
 
   async #runTool(loaded: LoadedConfig | Error, signal: AbortSignal): Promise<Tool> {
-    const lines =
-      loaded instanceof Error
-        ? [{ name: '(mcp.json)', summary: `cannot be read: ${isBerryError(loaded) ? loaded.code : 'error'}; every call will fail until it is fixed` }]
-        : await serverLines(this.host, loaded, signal);
     return {
       name: 'run',
       title: 'Run a script against MCP servers',
-      description: runDescription(lines, this.limits),
+      description: await describeRun(this.host, loaded, this.limits, { signatures: this.#signatures, signal }),
       inputSchema: {
         type: 'object',
         properties: {

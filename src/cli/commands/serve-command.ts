@@ -61,6 +61,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       maxConcurrency: serve.maxConcurrency,
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
       confirmWrites: args.confirmWrites,
+      signatures: args.values.signatures === true,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
       ...(args.numbers['output-limit'] === undefined ? {} : { outputLimitBytes: args.numbers['output-limit'] }),
