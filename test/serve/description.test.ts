@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHost, type Host } from '../../src/host.js';
 import { DESCRIPTION_MAX, describeRun, runDescription, type DescriptionLimits } from '../../src/serve/description.js';
 import { SERVE_OUTPUT_LIMIT_BYTES } from '../../src/serve/output-budget.js';
-import { serveStdio, type StdioServe } from '../support/berry-serve.js';
+import { run, serveStdio, texts, type StdioServe } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath, memoryPath, typedServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -140,6 +140,17 @@ describe('serve: the run description', function () {
       assert.ok(description.length <= DESCRIPTION_MAX, `${description.length}`);
       assert.equal(serverLines(description).length, 30);
       assert.doesNotMatch(description, /Signatures/);
+    });
+
+    it('keeps a result at the default budget under the 25,000 tokens Claude Code takes (4 characters a token)', async () => {
+      writeConfig(tmp.dir, servers(1));
+      serve = await serveStdio(['--config', 'mcp.json'], { cwd: tmp.dir });
+      // Outputs past the budget, and a return value that pretty-printing would blow up.
+      const result = await run(serve.client, "text('x'.repeat(40000)); console.log('y'.repeat(5000)); return Array.from({ length: 7000 }, (_, i) => i % 10);");
+      const characters = texts(result).join('').length;
+      assert.ok(characters <= 2 * SERVE_OUTPUT_LIMIT_BYTES + 200, `${characters} characters`);
+      assert.ok(characters / 4 < 25_000, `about ${Math.round(characters / 4)} tokens`);
+      assert.equal((result.structuredContent?.['result'] as number[]).length, 7000);
     });
 
     it('--signatures adds every tool signature, as mcp_describe types them', async () => {
