@@ -51,7 +51,9 @@ describe('the README on a fresh clone', function () {
   let tmp: ReturnType<typeof tempDir>;
   let client: Client | undefined;
 
-  before(() => {
+  before(function () {
+    // .ci/run's copies for other Nodes are plain file trees; its Node 20 stage runs in the clone.
+    if (!existsSync(join(PROJECT_ROOT, '.git'))) this.skip();
     tmp = tempDir('berry-fresh-clone-');
   });
   after(async () => {
