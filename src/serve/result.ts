@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunError, RunLog, RunRecord } from '../runtime/index.js';
 
 /** What `structuredContent` carries: the run record without its outputs and logs (they are the content blocks). */
