@@ -1,4 +1,11 @@
-import { inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError, ProtocolErrorCode, Server, type CallToolResult,
+  type ClientCapabilities,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { VERSION } from '../common/version.js';
 import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
@@ -148,7 +155,7 @@ export class RunService {
       } else {
         const parsed = await this.#accept(request.params, watch);
         if (typeof parsed === 'string') return inputError(parsed);
-        run = this.#startModern(scope.client, parsed, request.params.arguments, server);
+        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx);
       }
       const answer = await run.serve(ctx);
       if ('result' in answer) {
@@ -189,9 +196,10 @@ export class RunService {
     return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
   }
 
-  #startModern(client: object, parsed: RunArguments, args: unknown, server: Server): ModernRun {
+  #startModern(client: object, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
     const run = new ModernRun(args);
-    const modes = elicitationModes(server.getClientCapabilities());
+    // The capabilities this request declared in its _meta: a 2026 client declares them per request.
+    const modes = elicitationModes((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
     const target: ElicitationTarget = {
       modes,
       ask: (params, signal) => run.ask(withoutElicitationId(params), signal),

@@ -67,3 +67,8 @@ export async function runModern(
 export function modernTexts(result: CallToolResult): string[] {
   return result.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
 }
+
+/** The script's return value (structuredContent.result). */
+export function resultOf(result: { structuredContent?: unknown }): unknown {
+  return (result.structuredContent as { result?: unknown } | undefined)?.result;
+}
