@@ -8,6 +8,8 @@ export interface ParkedState {
   readonly args: string;
 }
 
+/** Questions one input_required result carries at most (a script may ask many at once); the rest wait for the next round. */
+export const MAX_QUESTIONS_PER_ROUND = 16;
 /** How long a finished run's result waits for a retry that has not come yet (the client was answering a question). */
 const UNCLAIMED_RESULT_MS = 60_000;
 
@@ -77,7 +79,9 @@ export class ModernRun {
         if (this.#outcome !== undefined) return { result: this.#outcome };
         if (this.#asks.size > 0) {
           const inputRequests: InputRequests = {};
-          for (const [key, ask] of this.#asks) inputRequests[key] = { method: 'elicitation/create', params: ask.params } as InputRequests[string];
+          for (const [key, ask] of [...this.#asks].slice(0, MAX_QUESTIONS_PER_ROUND)) {
+            inputRequests[key] = { method: 'elicitation/create', params: ask.params } as InputRequests[string];
+          }
           return { inputRequests };
         }
         if (ctx.mcpReq.signal.aborted) throw new Error('the client cancelled the run');
