@@ -7,12 +7,12 @@
  * Green only when every scenario passes except those in expected-failures.json; an expected
  * failure that passes is reported too (remove it from the file).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { ensureNode24, NODE24, SUITE } from './node24.js';
+import { ensureNode24, NODE24, runSuite, SUITE } from './node24.js';
 
 const ADAPTER = join(PROJECT_ROOT, 'dist', 'test', 'conformance', 'client.js');
 const EXPECTED = join(PROJECT_ROOT, 'test', 'conformance', 'expected-failures.json');
@@ -33,36 +33,23 @@ function listScenarios(): string[] {
   return [...section.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]!);
 }
 
-function runScenario(scenario: string, outDir: string): Promise<Outcome> {
+async function runScenario(scenario: string, outDir: string): Promise<Outcome> {
   const started = Date.now();
   const command = `${process.execPath} --no-node-snapshot ${ADAPTER}`;
-  const child = spawn(NODE24, [SUITE, 'client', '--command', command, '--scenario', scenario, '-o', outDir], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
-      const failed = counts ? Number(counts[3]) : -1;
-      const warnings = counts ? Number(counts[4]) : -1;
-      // A scenario passes with no failed check, no warning and exit 0 (as the suite judges itself).
-      const passed = code === 0 && failed === 0 && warnings === 0 && /OVERALL: PASSED/.test(plain);
-      const failures = [...plain.matchAll(/^\s+- (.+)$/gm)].map((m) => m[1]!).slice(0, 6);
-      if (/CLIENT TIMED OUT/.test(plain)) failures.unshift('client timed out');
-      resolve({
-        scenario,
-        passed,
-        summary: counts ? `${counts[1]}/${counts[2]} checks, ${failed} failed, ${warnings} warnings` : `exit ${code}, no summary`,
-        failures,
-        ms: Date.now() - started,
-      });
-    });
-  });
+  const { code, plain, counts } = await runSuite(['client', '--command', command, '--scenario', scenario, '-o', outDir]);
+  const failed = counts ? counts.failed : -1;
+  const warnings = counts ? counts.warnings : -1;
+  // A scenario passes with no failed check, no warning and exit 0 (as the suite judges itself).
+  const passed = code === 0 && failed === 0 && warnings === 0 && /OVERALL: PASSED/.test(plain);
+  const failures = [...plain.matchAll(/^\s+- (.+)$/gm)].map((m) => m[1]!).slice(0, 6);
+  if (/CLIENT TIMED OUT/.test(plain)) failures.unshift('client timed out');
+  return {
+    scenario,
+    passed,
+    summary: counts ? `${counts.passed}/${counts.total} checks, ${failed} failed, ${warnings} warnings` : `exit ${code}, no summary`,
+    failures,
+    ms: Date.now() - started,
+  };
 }
 
 async function main(): Promise<number> {

@@ -9,14 +9,13 @@
  * every scenario passes, apart from the checks server-expected-failures.yaml names (checks the
  * suite itself reports "Not testable" without its fixture tools), and no such check passes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN } from '../support/berry-serve.js';
+import { BIN, serveHttp } from '../support/berry-serve.js';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { ensureNode24, NODE24, SUITE } from './node24.js';
+import { ensureNode24, runSuite } from './node24.js';
 import { startTokenProxy } from './server-proxy.js';
 
 const EXPECTED = join(PROJECT_ROOT, 'test', 'conformance', 'server-expected-failures.yaml');
@@ -36,52 +35,18 @@ interface Outcome {
   readonly ms: number;
 }
 
-/** `berry-mcp serve --http 127.0.0.1:0` on an empty mcp.json, resolved with its URL once it listens. */
-async function startServe(dir: string, token: string): Promise<{ url: string; child: ChildProcess }> {
-  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
-  const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve', '--http', '127.0.0.1:0', '--config', 'mcp.json'], {
-    cwd: dir,
-    env: { ...process.env, BERRY_SERVE_TOKEN: token },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve --http did not start:\n${stderr}`)), 20_000);
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr += d;
-      const match = /listening on (\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve --http exited (${code}):\n${stderr}`)));
-  });
-  return { url, child };
-}
-
-function runScenario(url: string, revision: string, scenario: string, outDir: string): Promise<Outcome> {
+async function runScenario(url: string, revision: string, scenario: string, outDir: string): Promise<Outcome> {
   const started = Date.now();
-  const args = [SUITE, 'server', '--url', url, '--scenario', scenario, '--spec-version', revision, '--expected-failures', EXPECTED, '-o', outDir];
-  const child = spawn(NODE24, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' } });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
-      // The suite judges with the baseline: exit 0 means no unexpected failure and no stale entry.
-      resolve({
-        revision,
-        scenario,
-        passed: code === 0 && counts !== null,
-        summary: counts ? `${counts[1]}/${counts[2]} checks, ${counts[3]} failed, ${counts[4]} warnings` : `exit ${code}, no summary`,
-        lines: plain.split('\n').filter((l) => /FAIL|WARN|expected|stale|unexpected/i.test(l)).slice(0, 12),
-        ms: Date.now() - started,
-      });
-    });
-  });
+  const { code, plain, counts } = await runSuite(['server', '--url', url, '--scenario', scenario, '--spec-version', revision, '--expected-failures', EXPECTED, '-o', outDir]);
+  // The suite judges with the baseline: exit 0 means no unexpected failure and no stale entry.
+  return {
+    revision,
+    scenario,
+    passed: code === 0 && counts !== undefined,
+    summary: counts ? `${counts.passed}/${counts.total} checks, ${counts.failed} failed, ${counts.warnings} warnings` : `exit ${code}, no summary`,
+    lines: plain.split('\n').filter((l) => /FAIL|WARN|expected|stale|unexpected/i.test(l)).slice(0, 12),
+    ms: Date.now() - started,
+  };
 }
 
 async function main(): Promise<number> {
@@ -89,7 +54,9 @@ async function main(): Promise<number> {
   ensureNode24();
   const dir = mkdtempSync(join(tmpdir(), 'berry-conformance-server-'));
   const token = randomBytes(24).toString('base64url');
-  const serve = await startServe(dir, token);
+  // An empty mcp.json: the suite tests the protocol, not the servers behind run.
+  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: {} }));
+  const serve = await serveHttp(['--config', 'mcp.json'], { cwd: dir, env: { BERRY_SERVE_TOKEN: token } });
   const proxy = await startTokenProxy(serve.url, token);
   const outcomes: Outcome[] = [];
   try {
@@ -104,7 +71,7 @@ async function main(): Promise<number> {
     }
   } finally {
     await proxy.close();
-    serve.child.kill('SIGTERM');
+    await serve.close();
     rmSync(dir, { recursive: true, force: true });
   }
   const failed = outcomes.filter((o) => !o.passed);
