@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { LegacySessions } from './legacy-sessions.js';
-import type { RunService } from './server.js';
+import type { ModernScope, RunService } from './server.js';
 import { toWebRequest, writeWebResponse } from './web-bridge.js';
 
 export interface HttpServeOptions {
@@ -48,9 +48,9 @@ export function generateToken(): string {
  */
 export async function serveHttp(service: RunService, options: HttpServeOptions): Promise<HttpServing> {
   const sessions = new LegacySessions(service, { idleMs: options.sessionIdleMs ?? 30 * 60_000, maxSessions: options.maxSessions ?? 16 });
-  // The 2026 runs of every stateless request wait in one queue: no session tells their clients apart.
-  const stateless = {};
-  const modern: McpHttpHandler = createMcpHandler(() => service.modernServer({ client: stateless, toolsChanged: () => modern.notify.toolsChanged() }), {
+  // The 2026 runs of every stateless request wait in one queue (no session tells their clients apart); a change reaches every listen stream.
+  const scope: ModernScope = { client: {}, toolsChanged: () => modern.notify.toolsChanged() };
+  const modern: McpHttpHandler = createMcpHandler(() => service.modernServer(scope), {
     legacy: 'reject',
     maxRequestBodySize: MAX_BODY_BYTES,
   });

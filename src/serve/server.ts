@@ -42,7 +42,7 @@ export interface RunServiceOptions {
 export interface ModernScope {
   /** The queue's client: the stdio connection, or one shared by every stateless HTTP request. */
   readonly client: object;
-  /** Announces tools/list_changed (to subscriptions/listen streams). */
+  /** Announces tools/list_changed (to subscriptions/listen streams); one function per serving, not per request. */
   readonly toolsChanged: () => void;
 }
 
@@ -63,7 +63,7 @@ export class RunService {
   readonly #sessions = new Set<Server>();
   readonly #parked: ParkedRuns;
   #modernWatch: ConfigWatch | undefined;
-  #modernChanged: (() => void)[] = [];
+  readonly #modernChanged = new Set<() => void>();
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
@@ -178,9 +178,9 @@ export class RunService {
     await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
   }
 
-  /** The one watch of the 2026 mode (there is no session to keep one per client in); it tells every scope. */
+  /** The one watch of the 2026 mode (there is no session to keep one per client in); it tells every scope's announcer. */
   #modernConfigWatch(toolsChanged: () => void): ConfigWatch {
-    if (!this.#modernChanged.includes(toolsChanged)) this.#modernChanged.push(toolsChanged);
+    this.#modernChanged.add(toolsChanged);
     this.#modernWatch ??= new ConfigWatch(this.host, () => {
       for (const announce of this.#modernChanged) announce();
     });

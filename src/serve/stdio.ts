@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio as serveStdioEntry, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import type { RunService } from './server.js';
+import type { Server } from '@modelcontextprotocol/server';
+import type { ModernScope, RunService } from './server.js';
 
 export interface StdioServing {
   /** Resolves when the connection ends (the client closed stdin, or close()). */
@@ -17,16 +18,17 @@ export function serveStdio(service: RunService, stdin: Readable, stdout: Writabl
   const closed = new Promise<void>((resolve) => (ended = resolve));
   const transport = new StdioServerTransport(stdin, stdout);
   // The connection is this client: its runs share one queue turn, like a 2025 session's.
-  const connection = {};
+  let pinned: Server | undefined;
+  const scope: ModernScope = {
+    client: {},
+    // Over stdio the entry routes the instance's own list_changed to the connection's subscriptions/listen streams.
+    toolsChanged: () => void pinned?.sendToolListChanged().catch(() => {}),
+  };
   const handle = serveStdioEntry(
     (ctx) => {
       if (ctx.era === 'legacy') return service.legacyServer();
-      const server = service.modernServer({
-        client: connection,
-        // Over stdio the entry routes the instance's own list_changed to the connection's subscriptions/listen streams.
-        toolsChanged: () => void server.sendToolListChanged().catch(() => {}),
-      });
-      return server;
+      pinned = service.modernServer(scope);
+      return pinned;
     },
     { transport, legacy: 'serve', ...(onWarning ? { onerror: (error: Error) => onWarning(`client connection: ${error.message}`) } : {}) },
   );

@@ -145,6 +145,50 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
     assert.match((second.message.result?.['structuredContent'] as { result: string }).result, /Grace Hopper/);
   });
 
+  it('announces a change of mcp.json on an open subscriptions/listen stream, as notifications/tools/list_changed', async () => {
+    await post({ id: 'before', method: 'tools/list', params: { _meta: meta() } });
+    const listen = new AbortController();
+    const response = await fetch(serve.url, {
+      method: 'POST',
+      signal: listen.signal,
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 'sub', method: 'subscriptions/listen', params: { _meta: meta(), notifications: { toolsListChanged: true } } }),
+    });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const frames: { method?: string }[] = [];
+    let buffered = '';
+    const nextFrame = async (): Promise<{ method?: string }> => {
+      for (;;) {
+        const line = buffered.split('\n').find((l) => l.startsWith('data:'));
+        if (line !== undefined) {
+          buffered = buffered.slice(buffered.indexOf(line) + line.length + 1);
+          const frame = JSON.parse(line.slice(5)) as { method?: string };
+          frames.push(frame);
+          return frame;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the listen stream ended; frames: ${JSON.stringify(frames)}`);
+        buffered += value;
+      }
+    };
+    try {
+      assert.equal((await nextFrame()).method, 'notifications/subscriptions/acknowledged');
+      writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] }, again: { command: process.execPath, args: [everythingPath] } });
+      // No file watcher: the next request rereads mcp.json and finds the change.
+      await post({ id: 'after', method: 'tools/list', params: { _meta: meta() } });
+      assert.equal((await nextFrame()).method, 'notifications/tools/list_changed');
+    } finally {
+      listen.abort();
+      writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });
+    }
+  });
+
   it('speaks the same 2026 wire over stdio: discover, removed methods and errors with their ids', async () => {
     const child = spawn(process.execPath, ['--no-node-snapshot', BIN, 'serve', '--config', 'mcp.json'], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'ignore'] });
     const lines = createInterface({ input: child.stdout! });

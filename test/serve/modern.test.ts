@@ -122,6 +122,17 @@ describe('berry-mcp serve: the 2026-07-28 protocol (v2 client)', function () {
     });
   }
 
+  it("a v2 client in 'auto' negotiation picks 2026-07-28 over stdio (its server/discover probe) and over HTTP", async () => {
+    const stdio = await modernStdio(['--config', 'mcp.json'], { cwd: tmp.dir, negotiation: 'auto' });
+    clients.push(stdio.client);
+    const overHttp = await modernHttp(http.url, TOKEN, { negotiation: 'auto' });
+    clients.push(overHttp);
+    for (const client of [stdio.client, overHttp]) {
+      assert.equal(client.getNegotiatedProtocolVersion(), MODERN);
+      assert.equal(resultOf(await runModern(client, 'return "auto"')), 'auto');
+    }
+  });
+
   it('serves a 2025 client (a session) and a 2026 client (stateless) on one serve --http at once', async () => {
     const legacy = await http.connect(TOKEN);
     const modern = await transports['http']!();
