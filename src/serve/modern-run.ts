@@ -44,7 +44,7 @@ export class ModernRun {
   ask(params: ElicitationParams, signal: AbortSignal): Promise<ElicitationResult> {
     return new Promise((resolve) => {
       const key = `q${++this.#asked}`;
-      this.#asks.set(key, { params, resolve });
+      this.#asks.set(key, { params: withoutElicitationId(params), resolve });
       signal.addEventListener('abort', () => this.#asks.delete(key) && resolve({ action: 'cancel' }), { once: true });
       this.#wake();
     });
@@ -132,8 +132,9 @@ export class ParkedRuns {
     setTimeout(() => this.#runs.delete(run.id), UNCLAIMED_RESULT_MS).unref();
   }
 
-  get size(): number {
-    return this.#runs.size;
+  /** Aborts every run still here (serve is stopping). */
+  abortAll(): void {
+    for (const run of this.#runs.values()) run.controller.abort();
   }
 }
 
@@ -146,4 +147,11 @@ function isElicitResult(value: unknown): value is ElicitationResult {
   const { action, content } = value as { action?: unknown; content?: unknown };
   if (action !== 'accept' && action !== 'decline' && action !== 'cancel') return false;
   return content === undefined || (typeof content === 'object' && content !== null && !Array.isArray(content));
+}
+
+/** 2026-07-28's URL-mode elicitation has no elicitationId: correlation is the retry's requestState. */
+function withoutElicitationId(params: ElicitationParams): ElicitationParams {
+  if (params.mode !== 'url' || !('elicitationId' in params)) return params;
+  const { elicitationId: _dropped, ...rest } = params;
+  return rest as typeof params;
 }

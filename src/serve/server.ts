@@ -1,22 +1,22 @@
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
-  ProtocolError, ProtocolErrorCode, Server, type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
   type ClientCapabilities,
   type ServerCapabilities,
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { VERSION } from '../common/version.js';
-import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
-import { approveThrough } from './confirm-writes.js';
 import { ConfigWatch } from './config-watch.js';
-import { clip, type DescriptionLimits } from './description.js';
+import type { DescriptionLimits } from './description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
-import { ProgressReporter } from './progress.js';
 import { RunQueue } from './queue.js';
-import { inputError, runResult } from './result.js';
+import { inputError } from './result.js';
+import { executeRun, progressOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';
 import { validateRunArguments, type RunArguments } from './validate.js';
 
@@ -58,8 +58,8 @@ export class RunService {
   readonly host: Host;
   readonly queue: RunQueue;
   readonly limits: DescriptionLimits;
+  readonly #execution: RunExecution;
   readonly #warn: (message: string) => void;
-  readonly #confirmWrites: boolean;
   readonly #sessions = new Set<Server>();
   readonly #parked: ParkedRuns;
   #modernWatch: ConfigWatch | undefined;
@@ -76,7 +76,7 @@ export class RunService {
       outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
     };
     this.#warn = options.onWarning ?? (() => {});
-    this.#confirmWrites = options.confirmWrites === true;
+    this.#execution = { host: this.host, queue: this.queue, limits: this.limits, confirmWrites: options.confirmWrites === true };
     // A question's state lives as long as its run may.
     this.#parked = new ParkedRuns(timeoutSeconds + 60);
   }
@@ -114,7 +114,7 @@ export class RunService {
       };
       const reporter = progressOf(() => ctx);
       try {
-        return await this.#execute(server, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
+        return await executeRun(this.#execution, server, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
       } finally {
         reporter.close();
       }
@@ -144,6 +144,7 @@ export class RunService {
       const state = ctx.mcpReq.requestState<ParkedState>();
       let run: ModernRun | undefined;
       if (state !== undefined) {
+        toolNamed(request.params.name);
         run = this.#parked.find(state, request.params.arguments);
         if (!run) {
           throw new ProtocolError(
@@ -173,8 +174,9 @@ export class RunService {
     return this.queue.busy(session);
   }
 
-  /** Closes every client session (aborting their runs). The host is the caller's to close. */
+  /** Closes every 2025 session and aborts every 2026 run (those waiting for an answer too). The host is the caller's to close. */
   async close(): Promise<void> {
+    this.#parked.abortAll();
     await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
   }
 
@@ -189,9 +191,7 @@ export class RunService {
 
   /** A `run` call's arguments, checked; the config is reread first (a change is announced). */
   async #accept(params: { name: string; arguments?: unknown }, watch: ConfigWatch): Promise<RunArguments | string> {
-    if (params.name !== 'run') {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${params.name}": this server has one tool, "run".`);
-    }
+    toolNamed(params.name);
     await watch.check();
     return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
   }
@@ -202,11 +202,11 @@ export class RunService {
     const modes = elicitationModes((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
     const target: ElicitationTarget = {
       modes,
-      ask: (params, signal) => run.ask(withoutElicitationId(params), signal),
+      ask: (params, signal) => run.ask(params, signal),
     };
     const reporter = progressOf(() => run.leg);
     this.#parked.add(run);
-    void this.#execute(client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter)
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter)
       .then((result) => {
         // What waits goes out on the leg in flight before its result.
         reporter.close();
@@ -214,43 +214,6 @@ export class RunService {
         if (run.leg === undefined) this.#parked.settle(run, false);
       });
     return run;
-  }
-
-  /** Runs `parsed` for `client` once the queue lets it; never rejects. */
-  async #execute(
-    client: object,
-    parsed: RunArguments,
-    target: ElicitationTarget,
-    elicitation: ElicitationRouter,
-    signal: AbortSignal,
-    reporter: ProgressReporter,
-  ): Promise<CallToolResult> {
-    const progress = (message: string): void => reporter.report(message);
-    try {
-      const record = await this.queue.run(
-        client,
-        () =>
-          elicitation.during(target, () =>
-            this.host.run(parsed.code, {
-              signal,
-              timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
-              memoryLimitMb: this.limits.memoryLimitMb,
-              outputLimitBytes: this.limits.outputLimitBytes,
-              ...(this.#confirmWrites ? { approveCall: approveThrough(target, signal) } : {}),
-              onElicitation: elicitation.handle,
-              onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
-              onOutput: (entry) => {
-                if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
-              },
-            }),
-          ),
-        signal,
-      );
-      return runResult(record);
-    } catch (error) {
-      // Only the queue rejects (cancelled while waiting, or full): host.run reports everything in its record.
-      return { content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }], isError: true };
-    }
   }
 }
 
@@ -267,23 +230,9 @@ function newServer(capabilities: ServerCapabilities, codec?: ParkedRuns['codec']
   );
 }
 
-/**
- * Progress of one run, sent with the progress token of the request that `leg` names now (a 2026
- * run answers several legs, each with its own token); nothing when it carries none.
- */
-function progressOf(leg: () => ServerContext | undefined): ProgressReporter {
-  return new ProgressReporter((progress, message) => {
-    const ctx = leg();
-    const progressToken = ctx?.mcpReq._meta?.progressToken;
-    if (ctx === undefined || progressToken === undefined) return;
-    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
-  });
+/** Refuses a call of any tool but `run` (a JSON-RPC error: the request itself is wrong). */
+function toolNamed(name: string): void {
+  if (name !== 'run') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": this server has one tool, "run".`);
 }
 
-/** 2026-07-28's URL-mode elicitation has no elicitationId: correlation is the retry's requestState. */
-function withoutElicitationId(params: Parameters<ElicitationTarget['ask']>[0]): Parameters<ElicitationTarget['ask']>[0] {
-  if (params.mode !== 'url' || !('elicitationId' in params)) return params;
-  const { elicitationId: _dropped, ...rest } = params;
-  return rest as typeof params;
-}
 
