@@ -4,6 +4,7 @@ import { serveHttp, type HttpServe } from '../support/berry-serve.js';
 import { modernHttp, modernTexts, resultOf, runModern } from '../support/berry-serve-modern.js';
 import { everythingPath, faultServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
+import { CONFIRM_WRITES_SCRIPT } from './confirm-writes-script.js';
 import { writeConfig } from '../support/write-config.js';
 
 // serve --confirm-writes for a 2026-07-28 client: each question is an input_required round of the same run.
@@ -27,13 +28,7 @@ describe('berry-mcp serve --confirm-writes (2026-07-28)', function () {
     tmp.cleanup();
   });
 
-  const script = `const out = [];
-    for (const text of ['first', 'second']) {
-      try { out.push((await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text } })).content[0].text); }
-      catch (e) { out.push(e.code + ': ' + e.message); }
-    }
-    out.push((await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: 1, b: 2 } })).content[0].text);
-    return out;`;
+  const script = CONFIRM_WRITES_SCRIPT;
 
   it('asks before each call that may write, one round per question; a refusal is MCP_CALL_REFUSED', async () => {
     const client = await modernHttp(serve.url, 'cw', { capabilities: { elicitation: { form: {} } } });
