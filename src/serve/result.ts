@@ -1,4 +1,4 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunError, RunLog, RunRecord } from '../runtime/index.js';
 
 const PRETTY_MAX_CHARS = 16 * 1024;
