@@ -47,16 +47,19 @@ function isFunctionBody(code: string): boolean {
 }
 
 /**
- * A new context with the sandbox globals installed. Runs only our code, synchronously: it is
- * short and bounded.
+ * The run a context's host functions serve. A pooled context is made before its run: the run sets
+ * both once, before any script code runs, and nothing else ever does.
  */
-export function createSandboxContext(
-  ivm: Ivm,
-  isolate: IsolatedVm.Isolate,
-  bridge: HostBridge,
-  outputs: OutputCollector,
-  config: BootstrapConfig,
-): IsolatedVm.Context {
+export interface SandboxTarget {
+  bridge?: HostBridge;
+  outputs?: OutputCollector;
+}
+
+/**
+ * A new context with the sandbox globals installed, serving whatever run `target` names when its
+ * host functions are called. Runs only our code, synchronously: it is short and bounded.
+ */
+export function installSandbox(ivm: Ivm, isolate: IsolatedVm.Isolate, target: SandboxTarget, config: BootstrapConfig): IsolatedVm.Context {
   const context = isolate.createContextSync();
   const cachedData = bootstrapCache;
   const script: CompiledWithCache = isolate.compileScriptSync(
@@ -68,7 +71,7 @@ export function createSandboxContext(
   const setup = script.runSync(context, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => Deliver>;
   const emit = new ivm.Callback((kind: unknown, text: unknown, mimeType: unknown) => {
     try {
-      return outputs.accept(kind, text, mimeType);
+      return target.outputs === undefined ? BUDGET_SPENT : target.outputs.accept(kind, text, mimeType);
     } catch {
       return BUDGET_SPENT;
     }
@@ -77,7 +80,7 @@ export function createSandboxContext(
   // Ignored both ways: one crossing for the call, one for its answer (see tools-source.ts).
   const hostCall = new ivm.Callback(
     (id: unknown, name: unknown, json: unknown) => {
-      void bridge.dispatch(name, json).then((envelope) => {
+      void target.bridge?.dispatch(name, json).then((envelope) => {
         try {
           deliver?.applyIgnored(undefined, [id as number, toCrossing(ivm, envelope)]);
         } catch {
