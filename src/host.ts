@@ -42,6 +42,8 @@ class BerryHost extends MachineHost implements Host {
 
   run(code: string, { approveCall, onElicitation, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
     const hooks = onElicitation ? { onElicitation } : {};
+    // Made once per run, not per call: what every mcp_call of this run passes besides its own signal and progress.
+    const callHooks = approveCall ? { approveCall, ...hooks } : hooks;
     return runScript(code, {
       ...runOptions,
       // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
@@ -53,8 +55,7 @@ class BerryHost extends MachineHost implements Host {
           this.call(args as never, {
             signal: context.signal,
             onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
-            ...(approveCall ? { approveCall } : {}),
-            ...hooks,
+            ...callHooks,
           }),
         mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
         mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
