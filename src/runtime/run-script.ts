@@ -63,8 +63,7 @@ export async function runScript(code: string, options: RunScriptOptions, warmPoo
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   if (normalized.signal?.aborted) return toRecord(limitOutcome('SCRIPT_ABORTED', normalized), outputs, 0, performance.now() - started);
   const spec: SandboxSpec = { memoryLimitMb: normalized.memoryLimitMb, config: bootstrapConfig(normalized) };
-  const pool = warmPool;
-  const sandbox = pool?.take(ivm, spec) ?? createIsolate(ivm, normalized.memoryLimitMb);
+  const sandbox = warmPool?.take(ivm, spec) ?? createIsolate(ivm, normalized.memoryLimitMb);
   const { isolate, catastrophe } = sandbox;
   const bridge = new HostBridge(normalized.functions, {
     onProgress: normalized.onProgress,
@@ -80,7 +79,7 @@ export async function runScript(code: string, options: RunScriptOptions, warmPoo
     outcome = await supervise(run, code, catastrophe);
   } finally {
     // After the run, off its path: the next run finds one warm.
-    pool?.refill();
+    warmPool?.refill();
   }
   return toRecord(outcome, outputs, bridge.calls, performance.now() - started);
 }

@@ -29,7 +29,8 @@ const deliver = (id, raw) => {
   const resolve = waiting[id];
   if (resolve === undefined) return;
   delete waiting[id];
-  resolve(raw);
+  // An ExternalCopy goes in a null-prototype box: no then() a script adds to Object.prototype sees it.
+  resolve(typeof raw === 'string' ? raw : { __proto__: null, copy: raw });
 };
 const cross = (name, json) => new Prom((resolve) => {
   const id = ++nextId;
@@ -94,7 +95,7 @@ for (let i = 0; i < config.names.length; i++) {
     if (wait !== undefined) await wait;
     let raw;
     try { raw = await cross(name, json); } finally { release(); }
-    const reply = parse(typeof raw === 'string' ? raw : take(raw));
+    const reply = parse(typeof raw === 'string' ? raw : take(raw.copy));
     if (reply.ok) return reply.value;
     throw toError(reply.error, fn);
   } }[name];
