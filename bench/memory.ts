@@ -1,10 +1,15 @@
 /**
  * Section 9: memory of the host process with 10 warm connections (10 distinct fault-server
- * entries) and then one running sandbox. Measured in a fresh child process (this file run with
- * --probe) so that the other sections' heap does not count.
+ * entries) and then one running sandbox; then what the warm isolate pool holds per waiting sandbox
+ * (RSS of a pool of 8, and the V8 heap of one). Measured in a fresh child process (this file run
+ * with --probe) so that the other sections' heap does not count.
  */
 import { readFileSync } from 'node:fs';
 import { createHost } from '../src/index.js';
+import { IsolatePool, runScript } from '../src/runtime/index.js';
+import { loadIsolatedVm } from '../src/runtime/load-ivm.js';
+import { installSandbox } from '../src/runtime/sandbox.js';
+import { createIsolate } from '../src/runtime/warm-pool.js';
 import { childPidsOf } from '../test/support/processes.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
@@ -13,6 +18,7 @@ import { isProbe, runProbe } from './probe.js';
 const SECTION = '9 memory';
 const CONNECTIONS = 10;
 const MB = 1024 * 1024;
+const POOLED = 8;
 
 interface Probe {
   readonly baselineRss: number;
@@ -20,6 +26,8 @@ interface Probe {
   readonly sandboxPeakRss: number;
   readonly serversRss: number;
   readonly connected: number;
+  readonly poolRss: number;
+  readonly pooledHeap: number;
 }
 
 export default async function memory(): Promise<Row[]> {
@@ -31,6 +39,12 @@ export default async function memory(): Promise<Row[]> {
     value(SECTION, `host RSS, ${CONNECTIONS} connections + one running sandbox (peak)`, 'MB', probe.sandboxPeakRss / MB),
     value(SECTION, 'per warm connection (host side)', 'MB', (probe.warmRss - probe.baselineRss) / MB / CONNECTIONS),
     value(SECTION, `the ${CONNECTIONS} server processes together`, 'MB', probe.serversRss / MB),
+    value(SECTION, 'warm isolate pool: RSS per waiting sandbox', 'MB', probe.poolRss / MB / POOLED, {
+      note: `host RSS with a pool of ${POOLED} filled, minus before, over ${POOLED}`,
+    }),
+    value(SECTION, 'warm isolate pool: V8 heap of one waiting sandbox', 'MB', probe.pooledHeap / MB, {
+      note: 'used heap + external memory of an isolate with its context set up',
+    }),
   ];
 }
 
@@ -41,7 +55,8 @@ async function probe(): Promise<void> {
   const { dir, remove } = tempDir('memory');
   const servers: Record<string, unknown> = {};
   for (let i = 0; i < CONNECTIONS; i++) servers[`s${i}`] = faultEntry([`--instructions=bench server ${i}`]);
-  const host = createHost({ cwd: dir, configPath: writeConfig(dir, servers) });
+  // No warm pool here: its sandboxes are measured on their own below.
+  const host = createHost({ cwd: dir, configPath: writeConfig(dir, servers), warmIsolates: 0 });
   try {
     // Load the sandbox's modules before the baseline, so that it counts only connections.
     await host.run('return 1');
@@ -61,10 +76,34 @@ async function probe(): Promise<void> {
     clearInterval(sampler);
     if (!record.ok) throw new Error(`sandbox failed: ${JSON.stringify(record.error)}`);
     const serversRss = childPidsOf(process.pid).reduce((sum, pid) => sum + rssOf(pid), 0);
-    process.stdout.write(`${JSON.stringify({ baselineRss, warmRss, sandboxPeakRss, serversRss, connected })}\n`);
+    const { poolRss, pooledHeap } = await poolMemory(gc);
+    process.stdout.write(`${JSON.stringify({ baselineRss, warmRss, sandboxPeakRss, serversRss, connected, poolRss, pooledHeap })}\n`);
   } finally {
     await host.close();
     remove();
+  }
+}
+
+/** RSS a filled pool of POOLED adds, and the heap of one sandbox made as the pool makes them. */
+async function poolMemory(gc: () => void): Promise<{ poolRss: number; pooledHeap: number }> {
+  const pool = new IsolatePool(POOLED);
+  try {
+    gc();
+    const before = process.memoryUsage().rss;
+    await runScript('return 1', { functions: {} }, pool);
+    const deadline = Date.now() + 30_000;
+    while (pool.idle < POOLED && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    gc();
+    const poolRss = process.memoryUsage().rss - before;
+    const ivm = await loadIsolatedVm();
+    const { isolate, target } = createIsolate(ivm, 128);
+    const config = { names: ['mcp_call'], remaining: 1_048_576, resultLimit: 1_048_576, argumentLimit: 4_194_304, argumentCode: 'X', maxCalls: 64, fillLimit: 16_777_216 };
+    installSandbox(ivm, isolate, target, config);
+    const heap = await isolate.getHeapStatistics();
+    isolate.dispose();
+    return { poolRss, pooledHeap: heap.used_heap_size + heap.externally_allocated_size };
+  } finally {
+    pool.close();
   }
 }
 

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PROJECT_ROOT } from '../test/support/paths.js';
+import { crossRows } from './cross-rows.js';
 import { messageOf, missing, type Row } from './rows.js';
 
 type SectionFn = (log: (message: string) => void) => Promise<Row[]>;
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
     }
     log(`${section.title} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
+  rows.push(...crossRows(rows));
   const totalSeconds = (performance.now() - started) / 1000;
 
   process.stdout.write(`${formatTable(rows)}\n`);

@@ -2,7 +2,8 @@
  * Section 1: a fresh sandbox, from the call to its first statement. A trivial script (`return 1`)
  * through host.run and through runScript directly, next to the floors isolated-vm itself sets: a
  * new Isolate + Context, disposed; and the same plus one asynchronous script run (what any script
- * that may await costs: a hop to the isolate's thread and back).
+ * that may await costs: a hop to the isolate's thread and back). Then host.run from the warm
+ * isolate pool (the default host): each sample waits, untimed, until the pool has refilled.
  */
 import type IsolatedVm from 'isolated-vm';
 import { createHost } from '../src/index.js';
@@ -16,10 +17,14 @@ const SECTION = '1 sandbox start';
 const ROUNDS = 10;
 const PER_ROUND = 20;
 const TRIVIAL = 'return 1';
+/** Longer than one refill (an isolate + context, ≈ 1–4 ms here). */
+const REFILL_PAUSE_MS = 15;
 
 export default async function sandboxStart(): Promise<Row[]> {
   const { dir, remove } = tempDir('sandbox');
-  const host = createHost({ cwd: dir, configPath: writeConfig(dir, {}) });
+  const configPath = writeConfig(dir, {});
+  const host = createHost({ cwd: dir, configPath, warmIsolates: 0 });
+  const warmHost = createHost({ cwd: dir, configPath });
   const ivm: typeof IsolatedVm = await loadIsolatedVm();
   try {
     // The first run of a process also loads isolated-vm and makes the bootstrap's code cache.
@@ -29,6 +34,7 @@ export default async function sandboxStart(): Promise<Row[]> {
       runScript: () => timeEach(PER_ROUND, () => expectOk(runScript(TRIVIAL, { functions: {} }))),
       floor: () => timeEach(PER_ROUND, async () => isolateFloor(ivm)),
       asyncFloor: () => timeEach(PER_ROUND, () => asyncRunFloor(ivm)),
+      warm: () => timeWarm(() => expectOk(warmHost.run(TRIVIAL))),
     });
     return [
       row(SECTION, 'host.run("return 1"), fresh isolate', 'ms', r.hostRun.samples, { target: { max: 5, label: '≤ 5 ms p50' } }),
@@ -40,11 +46,26 @@ export default async function sandboxStart(): Promise<Row[]> {
         note: 'the rest: the async run hop (see the second floor), the bootstrap (globals, tools, limits) and compiling the script',
       }),
       value(SECTION, 'first host.run of the process (loads ivm)', 'ms', first),
+      row(SECTION, 'host.run("return 1") from the warm isolate pool', 'ms', r.warm.samples, {
+        target: { max: 1, label: '≤ 1 ms p50' },
+        note: 'an isolate + context made ahead, used once; sampled after the pool refilled',
+      }),
+      row(SECTION, 'warm host.run / fresh host.run', 'x', pairedRatios(r.warm.perRoundMedian, r.hostRun.perRoundMedian)),
     ];
   } finally {
-    await host.close();
+    await Promise.all([host.close(), warmHost.close()]);
     remove();
   }
+}
+
+/** PER_ROUND runs, each after a pause (untimed) in which the pool refills: what a run finds when runs are not back to back. */
+async function timeWarm(action: () => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < PER_ROUND; i++) {
+    await new Promise((resolve) => setTimeout(resolve, REFILL_PAUSE_MS));
+    samples.push(await timeOnce(action));
+  }
+  return samples;
 }
 
 function isolateFloor(ivm: typeof IsolatedVm): void {

@@ -1,5 +1,5 @@
 // `npm run demo`: the CLI against examples/mcp.json (real reference servers from npm).
-// npm run puts node_modules/.bin on PATH, which is where the servers' commands are found.
+// examples/mcp.json starts each server as `node node_modules/…`, relative to the repo root.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-// The launcher that `npx berry-mcp` runs (bin/berry-mcp).
+// The launcher that `berry-mcp` runs (bin/berry-mcp; npm link puts it on the PATH).
 const bin = join(root, 'bin/berry-mcp');
 mkdirSync(join(homedir(), '.cache'), { recursive: true });
 

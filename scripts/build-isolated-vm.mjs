@@ -6,7 +6,7 @@
 // where it is never loaded. 6 and 7 ship prebuilt binaries that load without any script. So this
 // builds only the one alias the loader picks, and only when it does not load: on Node 20, 5.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,6 +26,19 @@ const label = `isolated-vm ${version} (${choice.packageName}) on Node ${process.
 if (loads()) {
   if (process.argv.includes('--verbose')) say(`${label} loads`);
   process.exit(0);
+}
+
+// BERRY_ISOLATED_VM_BINARY: an isolated_vm.node built before for this very isolated-vm and Node (a
+// CI cache, test/cli/fresh-clone.test.ts), used instead of compiling when it loads here.
+const reuse = process.env.BERRY_ISOLATED_VM_BINARY;
+if (reuse) {
+  mkdirSync(join(dir, 'out'), { recursive: true });
+  copyFileSync(reuse, join(dir, 'out', 'isolated_vm.node'));
+  if (loads()) {
+    say(`${label}: using ${reuse} (BERRY_ISOLATED_VM_BINARY), not compiling`);
+    process.exit(0);
+  }
+  say(`${reuse} (BERRY_ISOLATED_VM_BINARY) does not load with ${label}: building instead`);
 }
 
 const nodeGyp = process.env.npm_config_node_gyp ?? findNpmNodeGyp();

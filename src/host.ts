@@ -1,7 +1,7 @@
 import type { ApproveCall } from './mcp/operations/approval.js';
 import type { ElicitationHandler } from './mcp/handlers.js';
 import { MachineHost, type McpHost, type McpHostOptions } from './mcp/index.js';
-import { runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
+import { IsolatePool, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**
  * `host.run`'s options: runScript's, less the function table (the host supplies `tools.mcp_*`),
@@ -12,11 +12,17 @@ export interface RunOptions extends Omit<RunScriptOptions, 'functions'> {
   readonly approveCall?: ApproveCall;
   /** Answers the elicitations this run's calls cause, in place of the host's `onElicitation` (serve asks the run's own client). */
   readonly onElicitation?: ElicitationHandler;
-  /** Where the script runs: runScript on this thread by default; serve passes its worker pool's. */
+  /** Where the script runs: runScript on this thread (from this host's warm pool) by default; serve passes its worker pool's. */
   readonly runScript?: (code: string, options: RunScriptOptions) => Promise<RunRecord>;
 }
 
-export type HostOptions = McpHostOptions;
+export interface HostOptions extends McpHostOptions {
+  /**
+   * Sandboxes (isolate + context, set up for the default run limits) kept made ahead of need, so a
+   * run starts without making its own; each is used by one run only. 0 turns the pool off. @default 2
+   */
+  readonly warmIsolates?: number;
+}
 
 export interface Host extends McpHost {
   /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt), `text`, `image` and `console`. */
@@ -26,15 +32,21 @@ export interface Host extends McpHost {
 /** The berry-mcp host: the MCP host's operations, and `run`, sandboxed scripts that use them. */
 class BerryHost extends MachineHost implements Host {
   readonly #maxArgumentBytes: number | undefined;
+  readonly #warm: IsolatePool;
 
-  constructor(options: HostOptions) {
+  constructor({ warmIsolates, ...options }: HostOptions) {
+    // Checked first: a bad option must not leave a host half made.
+    const warm = new IsolatePool(warmIsolates);
     super(options);
+    this.#warm = warm;
     this.#maxArgumentBytes = options.maxArgumentBytes;
   }
 
-  run(code: string, { approveCall, onElicitation, runScript: execute = runScript, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+  run(code: string, { approveCall, onElicitation, runScript: execute, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
     const hooks = onElicitation ? { onElicitation } : {};
-    return execute(code, {
+    // Made once per run, not per call: what every mcp_call of this run passes besides its own signal and progress.
+    const callHooks = approveCall ? { approveCall, ...hooks } : hooks;
+    const options: RunScriptOptions = {
       ...runOptions,
       // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
       maxArgumentBytes: runOptions.maxArgumentBytes ?? this.#maxArgumentBytes,
@@ -45,13 +57,19 @@ class BerryHost extends MachineHost implements Host {
           this.call(args as never, {
             signal: context.signal,
             onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
-            ...(approveCall ? { approveCall } : {}),
-            ...hooks,
+            ...callHooks,
           }),
         mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
         mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
       },
-    });
+    };
+    return execute ? execute(code, options) : runScript(code, options, this.#warm);
+  }
+
+  override async close(): Promise<void> {
+    // The waiting sandboxes first: nothing will take them now.
+    this.#warm.close();
+    await super.close();
   }
 }
 

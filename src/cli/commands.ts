@@ -137,7 +137,7 @@ export const COMMANDS = {
     usage: 'serve [--http [HOST:]PORT]',
     summary: 'code mode as an MCP server (one tool: run)',
     details:
-      'Speaks MCP over stdio (stdout carries only the MCP stream), or Streamable HTTP at /mcp with\n--http, where every request needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed\nat start). Its one tool, run, runs a script as `berry-mcp run` does, against the configured\nservers. It exits when the client closes its stdin, or on SIGINT/SIGTERM.\n  berry-mcp serve --config ~/.config/berry/mcp.json\n  berry-mcp serve --http 8080',
+      'Speaks MCP over stdio (stdout carries only the MCP stream), or Streamable HTTP at /mcp with\n--http, where every request needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed\nat start). Its one tool, run, runs a script as `berry-mcp run` does, against the configured\nservers. Its description fits 2,048 characters (what Claude Code keeps); --signatures adds every\ntool\'s TypeScript signature, for clients that show a description whole. It exits when the client\ncloses its stdin, or on SIGINT/SIGTERM.\n  berry-mcp serve --config ~/.config/berry/mcp.json\n  berry-mcp serve --signatures --config ~/.config/berry/mcp.json\n  berry-mcp serve --http 8080',
     arity: [0, 0],
     arityError: (positionals) => `"serve" takes no arguments, got ${positionals.map((p) => `"${p}"`).join(' ')}`,
     options: [
@@ -151,6 +151,7 @@ export const COMMANDS = {
       'timeout',
       'memory',
       'output-limit',
+      'signatures',
       'confirm-writes',
       'help',
     ],

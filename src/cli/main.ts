@@ -93,6 +93,8 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
     savedCatalogs: true,
     ...(args.confirmWrites ? { approveCall: terminalApprover(io) } : {}),
+    // A one-shot command runs one script at most: nothing to keep warm for a next one.
+    warmIsolates: 0,
     ...extra,
   });
   // A missing default config means "no servers yet"; a missing file the person named is a mistake.

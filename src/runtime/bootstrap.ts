@@ -1,7 +1,8 @@
 /**
  * The source that wires the sandbox's globals. It evaluates to `setup(hostCall, emit, configJson)`:
- * hostCall is the host call Reference, emit the output Callback, configJson a BootstrapConfig.
- * setup installs tools, text, image and console, and a one-shot global FINISH_GLOBAL that the
+ * hostCall is the host call Callback, emit the output Callback, configJson a BootstrapConfig. setup
+ * returns `deliver(id, envelope)`, through which the host answers each call (see tools-source.ts);
+ * it installs tools, text, image and console, and a one-shot global FINISH_GLOBAL that the
  * wrapped script calls as `FINISH_GLOBAL(async () => {…})`: it deletes itself, runs the script's
  * function and answers with a tagged string (see BOOTSTRAP_SOURCE). Compiled once per isolate,
  * from V8's code cache after the first run: keep it small, it is most of a run's start-up after
@@ -12,7 +13,7 @@
  *
  * Rules for this code: strict mode (so stack-trace callsites cannot hand out our functions or
  * `this`); builtins it needs are captured before the script runs, so a script that replaces them
- * only breaks itself; hostCall and emit live only in this closure, never on a global.
+ * only breaks itself; hostCall, emit and deliver live only in this closure, never on a global.
  */
 
 import { FINISH_SOURCE } from './finish-source.js';
@@ -53,4 +54,5 @@ defineProperty(G, 'text', { value: text, writable: true, configurable: true });
 defineProperty(G, 'image', { value: image, writable: true, configurable: true });
 defineProperty(G, 'console', { value: console, writable: true, configurable: true });
 
-${FINISH_SOURCE}})`;
+${FINISH_SOURCE}return deliver;
+})`;

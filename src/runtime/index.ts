@@ -3,6 +3,7 @@
  * functions appears as `tools.<name>`. Knows nothing about MCP.
  */
 export { runScript } from './run-script.js';
+export { DEFAULT_WARM_ISOLATES, IsolatePool } from './warm-pool.js';
 export { shapeHostError } from './bridge.js';
 export { parkedIsolates } from './parked.js';
 export { checkNodeFlags } from './node-flags.js';

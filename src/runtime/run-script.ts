@@ -9,10 +9,11 @@ import { loadIsolatedVm, type Ivm } from './load-ivm.js';
 import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
 import { OutputCollector } from './outputs.js';
-import { compileUserScript, createSandboxContext } from './sandbox.js';
+import { compileUserScript, installSandbox } from './sandbox.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
-import { countParkedIsolate } from './parked.js';
+import { createIsolate, disposeQuietly, type Catastrophe, type IsolatePool, type Sandbox, type SandboxSpec } from './warm-pool.js';
+import type { BootstrapConfig } from './bootstrap.js';
 
 type Outcome =
   | { readonly ok: true; readonly hasResult: boolean; readonly result?: unknown }
@@ -23,6 +24,9 @@ type Outcome =
 interface Run {
   readonly ivm: Ivm;
   readonly isolate: IsolatedVm.Isolate;
+  /** Taken from the warm pool (its context set up already), or made for this run. */
+  readonly sandbox: Sandbox;
+  readonly spec: SandboxSpec;
   readonly options: NormalizedRunOptions;
   readonly bridge: HostBridge;
   readonly outputs: OutputCollector;
@@ -36,11 +40,11 @@ const IVM_TIMEOUT_SLACK_MS = 50;
 let nodeFlagsChecked = false;
 
 /**
- * Runs `code` as the body of an async function in a fresh isolate. Never rejects for anything the
- * script does; rejects only for bad options (TypeError) or a missing runtime (BerryError
- * SCRIPT_SETUP_FAILED).
+ * Runs `code` as the body of an async function in a fresh isolate: one taken from `warmPool` when
+ * it has one made for this run's limits, else one made now. Never rejects for anything the script
+ * does; rejects only for bad options (TypeError) or a missing runtime (BerryError SCRIPT_SETUP_FAILED).
  */
-export async function runScript(code: string, options: RunScriptOptions): Promise<RunRecord> {
+export async function runScript(code: string, options: RunScriptOptions, warmPool?: IsolatePool): Promise<RunRecord> {
   if (typeof code !== 'string') throw new TypeError(`runScript code must be a string, got ${typeof code}`);
   const normalized = normalizeRunOptions(options);
   if (!nodeFlagsChecked) {
@@ -58,29 +62,30 @@ export async function runScript(code: string, options: RunScriptOptions): Promis
   const started = performance.now();
   const outputs = new OutputCollector(normalized.outputLimitBytes, normalized.onOutput);
   if (normalized.signal?.aborted) return toRecord(limitOutcome('SCRIPT_ABORTED', normalized), outputs, 0, performance.now() - started);
-  let isolate: IsolatedVm.Isolate;
-  const catastrophe: { onCatastrophe?: () => void } = {};
-  try {
-    // V8 cannot always unwind from running out of memory (one allocation larger than what is
-    // left): without this handler the whole process aborts; with it isolated-vm parks the
-    // isolate's thread for good, and the run ends here as SCRIPT_MEMORY_LIMIT.
-    isolate = new ivm.Isolate({ memoryLimit: normalized.memoryLimitMb, onCatastrophicError: () => catastrophe.onCatastrophe?.() });
-  } catch (cause) {
-    throw new BerryError('SCRIPT_SETUP_FAILED', `Could not create the script's isolate: ${messageOf(cause)}`, { cause });
-  }
+  const spec: SandboxSpec = { memoryLimitMb: normalized.memoryLimitMb, config: bootstrapConfig(normalized) };
+  const sandbox = warmPool?.take(ivm, spec) ?? createIsolate(ivm, normalized.memoryLimitMb);
+  const { isolate, catastrophe } = sandbox;
   const bridge = new HostBridge(normalized.functions, {
     onProgress: normalized.onProgress,
     onCallEnd: normalized.onCallEnd,
     maxArgumentBytes: normalized.maxArgumentBytes,
     gate: new CrossingGate(isolateRoom(isolate, normalized.memoryLimitMb), normalized.memoryLimitMb),
   });
-  const run: Run = { ivm, isolate, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
-  const outcome = await supervise(run, code, catastrophe);
+  sandbox.target.bridge = bridge;
+  sandbox.target.outputs = outputs;
+  const run: Run = { ivm, isolate, sandbox, spec, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
+  let outcome: Outcome;
+  try {
+    outcome = await supervise(run, code, catastrophe);
+  } finally {
+    // After the run, off its path: the next run finds one warm.
+    warmPool?.refill();
+  }
   return toRecord(outcome, outputs, bridge.calls, performance.now() - started);
 }
 
 /** Ends the run at the first of: the script settles, the deadline, the caller's abort, the memory limit. */
-async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: () => void }): Promise<Outcome> {
+async function supervise(run: Run, code: string, catastrophe: Catastrophe): Promise<Outcome> {
   const { isolate, options, bridge, outputs } = run;
   const ended = new AbortController();
   let outcome: Outcome | undefined;
@@ -96,10 +101,7 @@ async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: 
     end(limitOutcome(isolate.isDisposed ? 'SCRIPT_MEMORY_LIMIT' : code, options));
     disposeQuietly(isolate);
   };
-  catastrophe.onCatastrophe = () => {
-    countParkedIsolate();
-    stop('SCRIPT_MEMORY_LIMIT');
-  };
+  catastrophe.onCatastrophe = () => stop('SCRIPT_MEMORY_LIMIT');
   const onAbort = (): void => stop('SCRIPT_ABORTED');
   sleep(msUntil(run.deadline), undefined, { signal: ended.signal }).then(() => stop('SCRIPT_TIMEOUT'), () => {});
   options.signal?.addEventListener('abort', onAbort, { once: true });
@@ -116,17 +118,8 @@ async function supervise(run: Run, code: string, catastrophe: { onCatastrophe?: 
   }
 }
 
-/** After a catastrophic error isolated-vm may have disposed the isolate itself. */
-function disposeQuietly(isolate: IsolatedVm.Isolate): void {
-  try {
-    if (!isolate.isDisposed) isolate.dispose();
-  } catch {
-    // Already disposed.
-  }
-}
-
 async function execute(run: Run, code: string): Promise<Outcome> {
-  const { ivm, isolate, options, bridge, outputs } = run;
+  const { ivm, isolate, options } = run;
   let script: IsolatedVm.Script;
   try {
     script = compileUserScript(isolate, code, options.filename);
@@ -134,7 +127,18 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     if (isolate.isDisposed) throw error;
     return { ok: false, error: compileError(error, options.filename, code) };
   }
-  const context = createSandboxContext(ivm, isolate, bridge, outputs, {
+  const context = run.sandbox.context ?? installSandbox(ivm, isolate, run.sandbox.target, run.spec.config);
+  run.phase = 'script';
+  // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
+  // timeout is the backstop for a host too busy to run that timer: a little later, so that the
+  // timer normally wins and classify() can tell a timeout by the clock.
+  const reply: unknown = await script.run(context, { timeout: msUntil(run.deadline) + IVM_TIMEOUT_SLACK_MS, promise: true });
+  return fromReply(reply, options);
+}
+
+/** What the bootstrap needs of a run's options: a pooled sandbox is made for exactly these. */
+function bootstrapConfig(options: NormalizedRunOptions): BootstrapConfig {
+  return {
     names: options.names,
     remaining: options.outputLimitBytes,
     resultLimit: options.outputLimitBytes,
@@ -142,13 +146,7 @@ async function execute(run: Run, code: string): Promise<Outcome> {
     argumentCode: ARGUMENT_REFUSED,
     maxCalls: options.maxConcurrentCalls,
     fillLimit: Math.floor((options.memoryLimitMb * 1024 * 1024) / 8),
-  });
-  run.phase = 'script';
-  // Asynchronous, so the host stays free and the wall-clock timer can fire. isolated-vm's own
-  // timeout is the backstop for a host too busy to run that timer: a little later, so that the
-  // timer normally wins and classify() can tell a timeout by the clock.
-  const reply: unknown = await script.run(context, { timeout: msUntil(run.deadline) + IVM_TIMEOUT_SLACK_MS, promise: true });
-  return fromReply(reply, options);
+  };
 }
 
 function fromReply(reply: unknown, options: NormalizedRunOptions): Outcome {

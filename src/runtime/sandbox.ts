@@ -9,6 +9,9 @@ import { BUDGET_SPENT, type OutputCollector } from './outputs.js';
 /** isolated-vm sets these on a script compiled with produceCachedData / cachedData. */
 type CompiledWithCache = IsolatedVm.Script & IsolatedVm.CachedDataResult & { readonly cachedDataRejected?: boolean };
 
+/** The in-isolate function that answers call `id` with its envelope. */
+type Deliver = (id: number, envelope: string | IsolatedVm.ExternalCopy<string>) => void;
+
 /** V8's code cache for the bootstrap, made by the first run of the process and reused after. */
 let bootstrapCache: IsolatedVm.ExternalCopy<ArrayBuffer> | undefined;
 
@@ -44,16 +47,19 @@ function isFunctionBody(code: string): boolean {
 }
 
 /**
- * A new context with the sandbox globals installed. Runs only our code, synchronously: it is
- * short and bounded.
+ * The run a context's host functions serve. A pooled context is made before its run: the run sets
+ * both once, before any script code runs, and nothing else ever does.
  */
-export function createSandboxContext(
-  ivm: Ivm,
-  isolate: IsolatedVm.Isolate,
-  bridge: HostBridge,
-  outputs: OutputCollector,
-  config: BootstrapConfig,
-): IsolatedVm.Context {
+export interface SandboxTarget {
+  bridge?: HostBridge;
+  outputs?: OutputCollector;
+}
+
+/**
+ * A new context with the sandbox globals installed, serving whatever run `target` names when its
+ * host functions are called. Runs only our code, synchronously: it is short and bounded.
+ */
+export function installSandbox(ivm: Ivm, isolate: IsolatedVm.Isolate, target: SandboxTarget, config: BootstrapConfig): IsolatedVm.Context {
   const context = isolate.createContextSync();
   const cachedData = bootstrapCache;
   const script: CompiledWithCache = isolate.compileScriptSync(
@@ -62,16 +68,29 @@ export function createSandboxContext(
   );
   if (cachedData === undefined) bootstrapCache = script.cachedData;
   else if (script.cachedDataRejected === true) bootstrapCache = undefined;
-  const setup = script.runSync(context, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => void>;
+  const setup = script.runSync(context, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => Deliver>;
   const emit = new ivm.Callback((kind: unknown, text: unknown, mimeType: unknown) => {
     try {
-      return outputs.accept(kind, text, mimeType);
+      return target.outputs === undefined ? BUDGET_SPENT : target.outputs.accept(kind, text, mimeType);
     } catch {
       return BUDGET_SPENT;
     }
   });
-  const hostCall = new ivm.Reference(async (name: unknown, json: unknown) => toCrossing(ivm, await bridge.dispatch(name, json)));
-  setup.applySync(undefined, [hostCall, emit, JSON.stringify(config)]);
+  let deliver: IsolatedVm.Reference<Deliver> | undefined;
+  // Ignored both ways: one crossing for the call, one for its answer (see tools-source.ts).
+  const hostCall = new ivm.Callback(
+    (id: unknown, name: unknown, json: unknown) => {
+      void target.bridge?.dispatch(name, json).then((envelope) => {
+        try {
+          deliver?.applyIgnored(undefined, [id as number, toCrossing(ivm, envelope)]);
+        } catch {
+          // The run ended and its isolate is gone: nobody waits for this answer.
+        }
+      });
+    },
+    { ignored: true },
+  );
+  deliver = setup.applySync(undefined, [hostCall, emit, JSON.stringify(config)], { result: { reference: true } }) as IsolatedVm.Reference<Deliver>;
   setup.release();
   script.release();
   return context;

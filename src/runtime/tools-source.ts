@@ -1,11 +1,15 @@
 /**
  * The bootstrap's tools fragment, the in-isolate half of a host call (see bootstrap.ts, whose rules
- * it follows): it installs the frozen global `tools`. It uses the bootstrap's captured builtins
- * (G, defineProperty, freeze, capture, stringify, parse, Err, TypeErr, RangeErr, messageOf), its
- * `config` and the `hostCall` Reference.
+ * it follows): it installs the frozen global `tools` and defines `deliver`, which the setup hands
+ * back to the host. It uses the bootstrap's captured builtins (G, defineProperty, freeze, capture,
+ * stringify, parse, Err, TypeErr, RangeErr, messageOf), its `config` and the `hostCall` Callback.
+ *
+ * A call crosses twice, once each way: `hostCall(id, name, json)` (an ignored Callback: the host runs
+ * it, nothing comes back) and the host's `deliver(id, envelope)` (applyIgnored) when the answer is
+ * ready. An awaited Reference.apply crosses three times (the host's pending promise reaches the
+ * isolate first, its value later), and each crossing wakes a thread.
  */
-export const TOOLS_SOURCE = String.raw`const APPLY = freeze({ __proto__: null, result: freeze({ __proto__: null, promise: true }) });
-// A long answer arrives as an ExternalCopy (see toCrossing in crossing.ts): copied here, inside a
+export const TOOLS_SOURCE = String.raw`// A long answer arrives as an ExternalCopy (see toCrossing in crossing.ts): copied here, inside a
 // synchronous call, one that does not fit ends the run instead of aborting the host process.
 const take = (copy) => { try { return copy.copy(); } finally { copy.release(); } };
 // The stack starts at the script's await: our own frames would only be noise.
@@ -16,9 +20,25 @@ const toError = (shape, from) => {
   capture(error, from);
   return error;
 };
+const Prom = Promise;
+// The resolve function of each call in flight, by id: a null-prototype object, so no script change
+// to Map or Object.prototype reaches it.
+const waiting = { __proto__: null };
+let nextId = 0;
+const deliver = (id, raw) => {
+  const resolve = waiting[id];
+  if (resolve === undefined) return;
+  delete waiting[id];
+  // An ExternalCopy goes in a null-prototype box: no then() a script adds to Object.prototype sees it.
+  resolve(typeof raw === 'string' ? raw : { __proto__: null, copy: raw });
+};
+const cross = (name, json) => new Prom((resolve) => {
+  const id = ++nextId;
+  waiting[id] = resolve;
+  hostCall(id, name, json);
+});
 // At most maxCalls host calls cross at once; the rest queue here, in the script's own (limited)
 // memory, so a loop that starts calls without awaiting them cannot flood the host.
-const Prom = Promise;
 let active = 0, first = null, last = null;
 const slot = () => {
   if (active < config.maxCalls) { active++; return undefined; }
@@ -74,8 +94,8 @@ for (let i = 0; i < config.names.length; i++) {
     const wait = slot();
     if (wait !== undefined) await wait;
     let raw;
-    try { raw = await hostCall.apply(undefined, [name, json], APPLY); } finally { release(); }
-    const reply = parse(typeof raw === 'string' ? raw : take(raw));
+    try { raw = await cross(name, json); } finally { release(); }
+    const reply = parse(typeof raw === 'string' ? raw : take(raw.copy));
     if (reply.ok) return reply.value;
     throw toError(reply.error, fn);
   } }[name];

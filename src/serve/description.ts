@@ -1,12 +1,16 @@
+/**
+ * The `run` tool's description: the script API, a worked example, what the sandbox lacks and the
+ * limits, then the configured servers, all within the 2,048 characters Claude Code keeps of a tool
+ * description (it cuts the rest). `--signatures` adds every tool's TypeScript signature after it,
+ * for clients that show a description whole.
+ */
+import { isBerryError } from '../common/errors.js';
 import type { LoadedConfig } from '../config/index.js';
 import type { Host } from '../host.js';
-
-/** One configured server as the `run` description names it. */
-export interface ServerLine {
-  readonly name: string;
-  /** A one-line summary: its tools when reachable, else why not. */
-  readonly summary: string;
-}
+import { fitServers } from './description-servers.js';
+import { signaturesSection } from './description-signatures.js';
+import { outputBudgetText } from './output-budget.js';
+import { serverEntries, type ServerEntry } from './server-entries.js';
 
 export interface DescriptionLimits {
   readonly defaultTimeoutSeconds: number;
@@ -15,66 +19,53 @@ export interface DescriptionLimits {
   readonly outputLimitBytes: number;
 }
 
-/** The most a server's line may take (name and summary). */
-export const SERVER_LINE_MAX = 200;
-/** How long tools/list waits for one server's tool names before naming it without them. */
-const CATALOG_WAIT_MS = 5000;
+export interface DescriptionOptions {
+  /** Append every tool's TypeScript signature (the description then exceeds 2,048 characters). @default false */
+  readonly signatures?: boolean;
+  readonly signal?: AbortSignal;
+}
+
+/** What Claude Code keeps of a tool description; the description without signatures never exceeds it. */
+export const DESCRIPTION_MAX = 2048;
 
 /** The servers of `mcp.json` as a stable key: changes when one is added, removed, enabled, disabled or rewritten. */
 export function serverSetKey(loaded: LoadedConfig): string {
   return JSON.stringify([loaded.path, loaded.servers.map((s) => [s.name, s.status, s.status === 'ok' ? s.config.display : ''])]);
 }
 
-/** Each configured server with its tool names (connecting if needed, bounded in time); never throws for one server. */
-export async function serverLines(host: Host, loaded: LoadedConfig, signal?: AbortSignal): Promise<ServerLine[]> {
-  return Promise.all(
-    loaded.servers.map(async (slot): Promise<ServerLine> => {
-      if (slot.status === 'disabled') return { name: slot.name, summary: 'disabled in mcp.json' };
-      if (slot.status === 'error') return { name: slot.name, summary: `unusable: ${slot.error.code}` };
-      const wait = AbortSignal.timeout(CATALOG_WAIT_MS);
-      try {
-        const listed = await host.list({ server: slot.name }, { signal: signal ? AbortSignal.any([signal, wait]) : wait });
-        const status = listed.servers[0];
-        if (status?.status !== 'connected') return { name: slot.name, summary: status?.status === 'error' ? `unavailable: ${status.error.code}` : 'disabled' };
-        return { name: slot.name, summary: toolNames(slot.name, status.tools.map((t) => t.name)) };
-      } catch {
-        return { name: slot.name, summary: wait.aborted ? `not answering yet (${slot.config.kind})` : `unavailable (${slot.config.kind})` };
-      }
-    }),
-  );
-}
-
-/** The `run` tool's description: the script API in a few hundred tokens, then one line per server. */
-export function runDescription(servers: readonly ServerLine[], limits: DescriptionLimits): string {
-  const lines = servers.map((s) => clip(`- ${s.name}: ${s.summary}`, SERVER_LINE_MAX));
-  return `Run JavaScript in a sandbox where the MCP servers below are async functions. The code is the body of an async function: use await, and \`return\` a value to get it back as JSON.
-API:
-- await tools.mcp_list({ server? }) → { servers: [{ name, status, tools: [{ name, description }] }] }
-- await tools.mcp_describe({ server, tool? }) → a tool's argument types as TypeScript (without tool: every tool's signature, the resources and prompts)
-- await tools.mcp_call({ server, tool, arguments }) → MCP result { content: [{ type: "text", text } | …], structuredContent?, isError? }
-- await tools.mcp_read({ server, uri }) → { contents: [{ uri, text } | { uri, blob }] }; await tools.mcp_prompt({ server, name, arguments }) → { messages }
-- text(value) adds a text block to the answer; image({ type: "image", data: base64, mimeType }) an image block; console.log/warn/error go to one final log block.
-Call tools in parallel with Promise.all([...]). Only what you text() or return reaches you: filter and summarize big results inside the script.
-Errors: a failed call throws an Error with a stable \`code\` (MCP_UNKNOWN_TOOL, MCP_INVALID_ARGUMENT, MCP_TIMEOUT, …); catch it with try/catch. A tool that fails on its own resolves with isError: true. A script error comes back with its line and column.
-Limits: timeoutSeconds (default ${limits.defaultTimeoutSeconds}, at most ${limits.maxTimeoutSeconds}), ${limits.memoryLimitMb} MB memory, ${limits.outputLimitBytes} bytes of output.
-Servers:
-${lines.length > 0 ? lines.join('\n') : '(none configured: add servers to mcp.json)'}`;
-}
-
-/** `N tools: a, b, c, … (+K more)`, cut at a whole name so the server's line fits SERVER_LINE_MAX. */
-function toolNames(server: string, names: readonly string[]): string {
-  const head = `${names.length} tools: `;
-  const room = SERVER_LINE_MAX - `- ${server}: `.length - head.length;
-  let shown = '';
-  let count = 0;
-  for (const name of names) {
-    const rest = names.length - count - 1;
-    const next = `${shown === '' ? '' : `${shown}, `}${name}`;
-    if (next.length + (rest > 0 ? ` … (+${rest} more)`.length : 0) > room) break;
-    shown = next;
-    count++;
+/** The description a client sees in tools/list for `loaded` (or for a config that could not be read). */
+export async function describeRun(host: Host, loaded: LoadedConfig | Error, limits: DescriptionLimits, options: DescriptionOptions = {}): Promise<string> {
+  if (loaded instanceof Error) {
+    const why = `cannot be read: ${isBerryError(loaded) ? loaded.code : 'error'}; every call will fail until it is fixed`;
+    return runDescription([{ name: '(mcp.json)', status: why }], limits);
   }
-  return count === names.length ? `${head}${shown}` : `${head}${shown} … (+${names.length - count} more)`;
+  const entries = await serverEntries(host, loaded, options.signal);
+  const text = runDescription(entries, limits);
+  if (options.signatures !== true) return text;
+  return `${text}\n${await signaturesSection(host, entries, options.signal)}`;
+}
+
+/** The description for `servers`: the fixed text, then the servers fitted into what is left of DESCRIPTION_MAX. */
+export function runDescription(servers: readonly ServerEntry[], limits: DescriptionLimits): string {
+  const fixed = fixedText(limits);
+  return `${fixed}\n${fitServers(servers, DESCRIPTION_MAX - fixed.length - 1)}`;
+}
+
+function fixedText(limits: DescriptionLimits): string {
+  const timeout = limits.defaultTimeoutSeconds === limits.maxTimeoutSeconds ? `${limits.maxTimeoutSeconds} s` : `${limits.defaultTimeoutSeconds} s (at most ${limits.maxTimeoutSeconds})`;
+  return `Runs \`code\` (an async function body) in a sandbox where the servers below are async functions; \`return\` a small JSON value.
+- tools.mcp_list({ server? }) → { servers: [{ name, status, tools: [{ name, description }] }] }
+- tools.mcp_describe({ server, tool? }) → argument types as TypeScript: check them before a first call
+- tools.mcp_call({ server, tool, arguments }) → { content: [{ type: "text", text }…], structuredContent?, isError? }
+- tools.mcp_read({ server, uri }), tools.mcp_prompt({ server, name }); text(v), image({ data, mimeType }), console.log add to the answer
+Example:
+const { arguments: a } = await tools.mcp_describe({ server: "docs", tool: "search" }); // a: "{ query: string }"
+const rs = await Promise.all(["x", "y"].map((query) => tools.mcp_call({ server: "docs", tool: "search", arguments: { query } })));
+return rs.map((r) => r.content[0]?.text.slice(0, 100));
+No import/require, fetch, file system or network (only tools.* reach out); JavaScript, not TypeScript.
+A failed call throws an Error with a stable \`code\` (MCP_UNKNOWN_TOOL…); a tool's own failure resolves with isError: true.
+Limits: ${timeout} (timeoutSeconds), ${limits.memoryLimitMb} MB; output ${outputBudgetText(limits.outputLimitBytes)} and as much for the return value: filter in the script.
+Servers (tool count): tool names as room allows; tools.mcp_list has all`;
 }
 
 /** `text` cut to at most `max` characters, with an ellipsis when cut. */

@@ -3,3 +3,5 @@ export { RunService } from './server.js';
 export type { RunServiceOptions } from './server.js';
 export { serveHttp, parseListen, generateToken } from './http.js';
 export type { HttpServeOptions, HttpServing } from './http.js';
+export { serveStdio } from './stdio.js';
+export type { StdioServing } from './stdio.js';

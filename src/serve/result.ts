@@ -1,5 +1,7 @@
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { RunError, RunLog, RunRecord } from '../runtime/index.js';
+
+const PRETTY_MAX_CHARS = 16 * 1024;
 
 /** What `structuredContent` carries: the run record without its outputs and logs (they are the content blocks). */
 export interface RunSummary {
@@ -42,7 +44,7 @@ export function runResult(record: RunRecord): CallToolResult {
   for (const output of record.outputs) {
     content.push(output.type === 'text' ? { type: 'text', text: output.text } : { type: 'image', data: output.data, mimeType: output.mimeType });
   }
-  if (record.result !== undefined) content.push({ type: 'text', text: JSON.stringify(record.result, null, 2) });
+  if (record.result !== undefined) content.push({ type: 'text', text: resultText(record.result) });
   if (record.error) content.push({ type: 'text', text: errorLine(record.error) });
   if (record.logs.length > 0) content.push({ type: 'text', text: logsText(record.logs) });
   // Spec: a tool result needs at least one block for clients that only read content.
@@ -67,6 +69,12 @@ export function errorLine(error: RunError): string {
 /** A bad `run` request (wrong field, out-of-range timeout): a tool error the model can correct. */
 export function inputError(message: string): CallToolResult {
   return { content: [{ type: 'text', text: `Invalid arguments for run: ${message}` }], isError: true };
+}
+
+/** Pretty JSON while short; compact past PRETTY_MAX_CHARS, so indentation never multiplies a value near its budget. */
+function resultText(value: unknown): string {
+  const pretty = JSON.stringify(value, null, 2);
+  return pretty.length <= PRETTY_MAX_CHARS ? pretty : JSON.stringify(value);
 }
 
 function logsText(logs: readonly RunLog[]): string {

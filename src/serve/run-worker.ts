@@ -2,10 +2,11 @@
  * A run worker's thread (started by worker-pool.ts): runs each script it is sent in a fresh
  * isolate with runScript, as `host.run` would on the main thread. Its `tools.*` are stand-ins that
  * send each call to the main thread and wait for the answer; progress, outputs and the record go
- * back the same way. The thread holds no host, no connection and no secret: only isolates.
+ * back the same way. The thread holds no host, no connection and no secret: only isolates (its
+ * runs', and a few made ahead of them: the runtime's warm pool, one per worker).
  */
 import { parentPort } from 'node:worker_threads';
-import { runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
+import { IsolatePool, runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
 import type { FromWorker, RunEvent, ToWorker } from './worker-protocol.js';
 
 interface PendingCall {
@@ -24,6 +25,8 @@ interface WorkerRun {
 
 const port = parentPort!;
 const runs = new Map<number, WorkerRun>();
+// This thread's own warm sandboxes: made ahead, and refilled, here, off the main thread.
+const warm = new IsolatePool();
 const send = (message: FromWorker): void => port.postMessage(message);
 
 port.on('message', (message: ToWorker) => {
@@ -71,7 +74,7 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
     ...(hooks.callEnd ? { onCallEnd: (call) => report({ type: 'call-end', call }) } : {}),
   };
   try {
-    const record = await runScript(message.code, options);
+    const record = await runScript(message.code, options, warm);
     flush();
     send({ type: 'done', id, record });
   } catch (error) {

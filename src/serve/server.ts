@@ -1,27 +1,26 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { VERSION } from '../common/version.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
-  ElicitResultSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-  PingRequestSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import { isBerryError } from '../common/errors.js';
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type ClientCapabilities,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { VERSION } from '../common/version.js';
 import type { Host } from '../host.js';
-import type { LoadedConfig } from '../config/index.js';
-import { approveThrough } from './confirm-writes.js';
-import { clip, runDescription, serverLines, serverSetKey, type DescriptionLimits } from './description.js';
+import { ConfigWatch } from './config-watch.js';
+import type { DescriptionLimits } from './description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
-import { ProgressReporter } from './progress.js';
+import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
 import { RunQueue } from './queue.js';
 import { runExecutor, type RunExecutor } from './executor.js';
-import { inputError, RUN_OUTPUT_SCHEMA, runResult } from './result.js';
-import { validateRunArguments } from './validate.js';
+import { inputError } from './result.js';
+import { executeRun, progressOf, type RunExecution } from './run-execution.js';
+import { runTool } from './run-tool.js';
+import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
+import { validateRunArguments, type RunArguments } from './validate.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
@@ -33,8 +32,10 @@ export interface RunServiceOptions {
   readonly timeoutSeconds?: number;
   /** @default 128 */
   readonly memoryLimitMb?: number;
-  /** Output budget of one run (text, images and logs together; the return value has the same). @default 1048576 */
+  /** Output budget of one run (text, images and logs together; the return value has the same). @default 32768 */
   readonly outputLimitBytes?: number;
+  /** Put every tool's TypeScript signature in the `run` description (past 2,048 characters). @default false */
+  readonly signatures?: boolean;
   /** Ask the run's client (elicitation) before each call to a tool that may write. @default false */
   readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
@@ -43,19 +44,34 @@ export interface RunServiceOptions {
   readonly workers?: number;
 }
 
+/** Who a 2026-07-28 server instance serves: the queue its runs wait in, and how a change of servers is announced. */
+export interface ModernScope {
+  /** The queue's client: the stdio connection, or one shared by every stateless HTTP request. */
+  readonly client: object;
+  /** Announces tools/list_changed (to subscriptions/listen streams); one function per serving, not per request. */
+  readonly toolsChanged: () => void;
+}
+
 const INSTRUCTIONS =
   'berry-mcp runs JavaScript against many MCP servers at once: use the run tool, whose description lists the API and the servers. ' +
   'Prefer one script that calls several tools in parallel and returns only what you need over many separate calls.';
 
-/** Code mode as MCP: one host and one queue shared by every client session. */
+/** How long a 2025 client has to answer a forwarded elicitation. */
+const ELICITATION_TIMEOUT_MS = 600_000;
+
+/** Code mode as MCP: one host and one queue shared by every client, in both protocol eras. */
 export class RunService {
   readonly host: Host;
   readonly queue: RunQueue;
   readonly limits: DescriptionLimits;
-  readonly #warn: (message: string) => void;
-  readonly #confirmWrites: boolean;
-  readonly #sessions = new Set<Server>();
+  readonly #execution: RunExecution;
   readonly #executor: RunExecutor;
+  readonly #signatures: boolean;
+  readonly #warn: (message: string) => void;
+  readonly #sessions = new Set<Server>();
+  readonly #parked: ParkedRuns;
+  #modernWatch: ConfigWatch | undefined;
+  readonly #modernChanged = new Set<() => void>();
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
@@ -65,141 +81,175 @@ export class RunService {
       defaultTimeoutSeconds: timeoutSeconds,
       maxTimeoutSeconds: timeoutSeconds,
       memoryLimitMb: options.memoryLimitMb ?? 128,
-      outputLimitBytes: options.outputLimitBytes ?? 1024 * 1024,
+      outputLimitBytes: options.outputLimitBytes ?? SERVE_OUTPUT_LIMIT_BYTES,
     };
     this.#warn = options.onWarning ?? (() => {});
-    this.#confirmWrites = options.confirmWrites === true;
+    this.#signatures = options.signatures === true;
     this.#executor = runExecutor(options.workers, this.#warn);
+    this.#execution = {
+      host: this.host,
+      queue: this.queue,
+      limits: this.limits,
+      confirmWrites: options.confirmWrites === true,
+      runOptions: this.#executor.runOptions,
+    };
+    // A question's state lives as long as its run may.
+    this.#parked = new ParkedRuns(timeoutSeconds + 60);
   }
 
-  /** Serves one client on `transport`; resolves once connected. Closing the transport aborts its runs. */
-  async connect(transport: Transport): Promise<Server> {
-    const server = new Server(
-      { name: 'berry-mcp', version: VERSION },
-      { capabilities: { tools: { listChanged: true } }, instructions: INSTRUCTIONS },
-    );
-    // This client's elicitations: each of its runs answers downstream requests through it.
-    const elicitation = new ElicitationRouter();
-    // The servers' set last shown to (or checked for) this client: a change sends tools/list_changed.
-    let shownKey: string | undefined;
-    const check = async (): Promise<LoadedConfig | Error> => {
-      const loaded = await this.host.readConfig().catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-      const key = loaded instanceof Error ? `error:${loaded.message}` : serverSetKey(loaded);
-      if (shownKey !== undefined && key !== shownKey) {
-        await server.sendToolListChanged().catch((error: unknown) => this.#warn(`could not send tools/list_changed: ${String(error)}`));
-      }
-      shownKey = key;
-      return loaded;
-    };
-
-    server.setRequestHandler(PingRequestSchema, async () => {
-      await check();
-      return {};
-    });
-    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
-      const loaded = await check();
-      return { tools: [await this.#runTool(loaded, extra.signal)] };
-    });
-    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      if (request.params.name !== 'run') {
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}": this server has one tool, "run".`);
-      }
-      await check();
-      const parsed = validateRunArguments(request.params.arguments, this.limits.maxTimeoutSeconds);
-      if (typeof parsed === 'string') return inputError(parsed);
-      const progressToken = extra._meta?.progressToken;
-      const reporter = new ProgressReporter((progress, message) => {
-        if (progressToken === undefined) return;
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
-      });
-      const progress = (message: string): void => {
-        if (progressToken !== undefined) reporter.report(message);
-      };
-      const target: ElicitationTarget = {
-        modes: elicitationModes(server.getClientCapabilities()),
-        ask: (params, signal) =>
-          extra.sendRequest({ method: 'elicitation/create', params }, ElicitResultSchema, { signal, timeout: 600_000 }),
-      };
-      try {
-        const record = await this.queue.run(
-          server,
-          () =>
-            elicitation.during(target, () =>
-              this.host.run(parsed.code, {
-                signal: extra.signal,
-                timeoutMs: (parsed.timeoutSeconds ?? this.limits.defaultTimeoutSeconds) * 1000,
-                memoryLimitMb: this.limits.memoryLimitMb,
-                outputLimitBytes: this.limits.outputLimitBytes,
-                ...this.#executor.runOptions,
-                ...(this.#confirmWrites ? { approveCall: approveThrough(target, extra.signal) } : {}),
-                onElicitation: elicitation.handle,
-                onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
-                onOutput: (entry) => {
-                  if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
-                },
-              }),
-            ),
-          extra.signal,
-        );
-        return runResult(record);
-      } catch (error) {
-        // Only the queue rejects (cancelled while waiting, or full): host.run reports everything in its record.
-        return {
-          content: [{ type: 'text', text: isBerryError(error) ? `${error.message} [${error.code}]` : String(error) }],
-          isError: true,
-        } satisfies CallToolResult;
-      } finally {
-        reporter.close();
-      }
-    });
-
-    server.onerror = (error) => this.#warn(`client connection: ${error.message}`);
-    const closed = server.onclose;
-    server.onclose = () => {
-      this.#sessions.delete(server);
-      closed?.();
-    };
-    this.#sessions.add(server);
+  /** Serves one 2025-era client on `transport`; resolves once connected. Closing the transport aborts its runs. */
+  async connect(transport: Parameters<Server['connect']>[0]): Promise<Server> {
+    const server = this.legacyServer();
     await server.connect(transport);
     return server;
   }
 
+  /**
+   * A server for one 2025-11-25 client session (an HTTP session, a stdio connection): its own
+   * elicitation router, its own view of the servers' set (a change sends tools/list_changed).
+   */
+  legacyServer(): Server {
+    const server = newServer({ tools: { listChanged: true } });
+    // This client's elicitations: each of its runs answers downstream requests through it.
+    const elicitation = new ElicitationRouter();
+    const watch = new ConfigWatch(this.host, () => {
+      server.sendToolListChanged().catch((error: unknown) => this.#warn(`could not send tools/list_changed: ${String(error)}`));
+    });
+    server.setRequestHandler('ping', async () => {
+      await watch.check();
+      return {};
+    });
+    server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })] }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const parsed = await this.#accept(request.params, watch);
+      if (typeof parsed === 'string') return inputError(parsed);
+      const target: ElicitationTarget = {
+        modes: elicitationModes(server.getClientCapabilities()),
+        ask: (params, signal) =>
+          ctx.mcpReq.send({ method: 'elicitation/create', params: params as Record<string, unknown> }, { signal, timeout: ELICITATION_TIMEOUT_MS }),
+      };
+      const reporter = progressOf(() => ctx);
+      try {
+        return await executeRun(this.#execution, server, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
+      } finally {
+        reporter.close();
+      }
+    });
+    server.onerror = (error) => this.#warn(`client connection: ${error.message}`);
+    server.onclose = () => this.#sessions.delete(server);
+    this.#sessions.add(server);
+    return server;
+  }
+
+  /**
+   * A server for 2026-07-28 traffic: one HTTP request, or one stdio connection. It holds no client
+   * state: a run's questions park in this process and come back as `input_required` results.
+   */
+  modernServer(scope: ModernScope): Server {
+    const server = newServer(
+      // Empty prompt and resource lists, so a 2026 client's cacheable list requests get an answer (with cache hints) rather than -32601.
+      { tools: { listChanged: true }, prompts: {}, resources: {} },
+      this.#parked.codec,
+    );
+    const watch = this.#modernConfigWatch(scope.toolsChanged);
+    server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })] }));
+    server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
+    server.setRequestHandler('resources/list', async () => ({ resources: [] }));
+    server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const state = ctx.mcpReq.requestState<ParkedState>();
+      let run: ModernRun | undefined;
+      if (state !== undefined) {
+        toolNamed(request.params.name);
+        run = this.#parked.find(state, request.params.arguments);
+        if (!run) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidParams,
+            'This run is no longer waiting for input in this serve process (it ended, or the retry changed its arguments): run it again.',
+          );
+        }
+        run.answer(ctx.mcpReq.inputResponses);
+      } else {
+        const parsed = await this.#accept(request.params, watch);
+        if (typeof parsed === 'string') return inputError(parsed);
+        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx);
+      }
+      const answer = await run.serve(ctx);
+      if ('result' in answer) {
+        this.#parked.settle(run, true);
+        return answer.result;
+      }
+      return inputRequired({ inputRequests: answer.inputRequests, requestState: await this.#parked.codec.mint({ run: run.id, args: run.args }, ctx) });
+    });
+    server.onerror = (error) => this.#warn(`client request: ${error.message}`);
+    return server;
+  }
+
   /** True while the client `session` has a run executing or waiting (an idle session may be evicted). */
-  busy(session: Server): boolean {
+  busy(session: object): boolean {
     return this.queue.busy(session);
   }
 
-  /** Closes every client session (aborting their runs), then the run workers. The host is the caller's to close. */
+  /** Closes every 2025 session and aborts every 2026 run (those waiting for an answer too), then the run workers. The host is the caller's to close. */
   async close(): Promise<void> {
+    this.#parked.abortAll();
     await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
     await this.#executor.close();
   }
 
-  async #runTool(loaded: LoadedConfig | Error, signal: AbortSignal): Promise<Tool> {
-    const lines =
-      loaded instanceof Error
-        ? [{ name: '(mcp.json)', summary: `cannot be read: ${isBerryError(loaded) ? loaded.code : 'error'}; every call will fail until it is fixed` }]
-        : await serverLines(this.host, loaded, signal);
-    return {
-      name: 'run',
-      title: 'Run a script against MCP servers',
-      description: runDescription(lines, this.limits),
-      inputSchema: {
-        type: 'object',
-        properties: {
-          code: { type: 'string', description: 'JavaScript: the body of an async function' },
-          timeoutSeconds: {
-            type: 'number',
-            exclusiveMinimum: 0,
-            maximum: this.limits.maxTimeoutSeconds,
-            description: `wall-clock limit of the run (default ${this.limits.defaultTimeoutSeconds})`,
-          },
-        },
-        required: ['code'],
-        additionalProperties: false,
-      },
-      outputSchema: RUN_OUTPUT_SCHEMA as unknown as Tool['outputSchema'],
-      annotations: { title: 'Run a script', readOnlyHint: false, openWorldHint: true },
+  /** The one watch of the 2026 mode (there is no session to keep one per client in); it tells every scope's announcer. */
+  #modernConfigWatch(toolsChanged: () => void): ConfigWatch {
+    this.#modernChanged.add(toolsChanged);
+    this.#modernWatch ??= new ConfigWatch(this.host, () => {
+      for (const announce of this.#modernChanged) announce();
+    });
+    return this.#modernWatch;
+  }
+
+  /** A `run` call's arguments, checked; the config is reread first (a change is announced). */
+  async #accept(params: { name: string; arguments?: unknown }, watch: ConfigWatch): Promise<RunArguments | string> {
+    toolNamed(params.name);
+    await watch.check();
+    return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
+  }
+
+  #startModern(client: object, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
+    const run = new ModernRun(args);
+    // The capabilities this request declared in its _meta: a 2026 client declares them per request.
+    const modes = elicitationModes((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
+    const target: ElicitationTarget = {
+      modes,
+      ask: (params, signal) => run.ask(params, signal),
     };
+    const reporter = progressOf(() => run.leg);
+    this.#parked.add(run);
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter)
+      .then((result) => {
+        // What waits goes out on the leg in flight before its result.
+        reporter.close();
+        run.finish(result);
+        if (run.leg === undefined) this.#parked.settle(run, false);
+      });
+    return run;
   }
 }
+
+function newServer(capabilities: ServerCapabilities, codec?: ParkedRuns['codec']): Server {
+  return new Server(
+    { name: 'berry-mcp', version: VERSION },
+    {
+      capabilities,
+      instructions: INSTRUCTIONS,
+      // The description is computed from the servers' live state, and it names this machine's servers: never cached, never shared.
+      cacheHints: { 'tools/list': { ttlMs: 0, cacheScope: 'private' } },
+      ...(codec ? { requestState: { verify: (state: string, ctx: ServerContext) => codec.verify(state, ctx) } } : {}),
+    },
+  );
+}
+
+/** Refuses a call of any tool but `run` (a JSON-RPC error: the request itself is wrong). */
+function toolNamed(name: string): void {
+  if (name !== 'run') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": this server has one tool, "run".`);
+}
+
+

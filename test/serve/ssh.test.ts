@@ -46,7 +46,7 @@ describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', f
     let remotePid: number;
     try {
       const { tools } = await serve.client.listTools();
-      assert.match(tools[0]!.description!, /\n- fault: \d+ tools: /);
+      assert.match(tools[0]!.description!, /\n- fault \(\d+\): /);
       const script = `const r = await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ['${REMOTE_ENV.name}'] } });
         return r.structuredContent;`;
       const first = await run(serve.client, script);

@@ -1,7 +1,6 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { LogEvent } from '../../mcp/index.js';
 import { createHost, type Host } from '../../host.js';
-import { generateToken, parseListen, RunService, serveHttp } from '../../serve/index.js';
+import { generateToken, parseListen, RunService, serveHttp, serveStdio } from '../../serve/index.js';
 import type { CommandHandler } from '../context.js';
 import { createCliMachine, resolveCwd } from '../machine.js';
 import { UsageError, type CliArgs } from '../usage.js';
@@ -64,6 +63,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
       ...(serve.workers === undefined ? {} : { workers: serve.workers }),
       confirmWrites: args.confirmWrites,
+      signatures: args.values.signatures === true,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
       ...(args.numbers['output-limit'] === undefined ? {} : { outputLimitBytes: args.numbers['output-limit'] }),
@@ -100,14 +100,14 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       await stopped;
       await serving.close();
     } else {
-      const transport = new StdioServerTransport(io.stdin, io.stdout);
       // The client closing our stdin (or our stdout breaking) is the end of the session.
       io.stdin.on('end', stop);
       io.stdin.on('close', stop);
       io.stdout.on('error', stop);
-      const server = await service.connect(transport);
-      server.onclose = chain(server.onclose, stop);
+      const serving = serveStdio(service, io.stdin, io.stdout, args.verbose ? say : undefined);
+      void serving.closed.then(stop);
       await stopped;
+      await serving.close();
     }
     return 0;
   } finally {
@@ -119,11 +119,4 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
 
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
-function chain(first: (() => void) | undefined, second: () => void): () => void {
-  return () => {
-    first?.();
-    second();
-  };
 }

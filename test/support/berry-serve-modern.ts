@@ -1,0 +1,74 @@
+// berry-mcp serve with a v2 SDK client in the 2026-07-28 era (stdio or Streamable HTTP), and `run`.
+import { Client, StreamableHTTPClientTransport, type CallToolResult, type ClientOptions } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { BIN } from './berry-serve.js';
+
+export const MODERN = '2026-07-28';
+
+export interface ModernClientOptions {
+  readonly capabilities?: ClientOptions['capabilities'];
+  /** `'auto'` probes with server/discover; the default pins 2026-07-28 (no fallback to initialize). */
+  readonly negotiation?: 'auto' | 'pin';
+}
+
+function newClient(options: ModernClientOptions): Client {
+  return new Client(
+    { name: 'serve-2026-test', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: options.negotiation === 'auto' ? 'auto' : { pin: MODERN } },
+      ...(options.capabilities ? { capabilities: options.capabilities } : {}),
+    },
+  );
+}
+
+/** `berry-mcp serve ARGS` over stdio with a 2026-era client. */
+export async function modernStdio(
+  args: string[],
+  options: ModernClientOptions & { cwd: string; env?: Record<string, string> },
+): Promise<{ client: Client; stderr(): string; close(): Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'serve', ...args],
+    cwd: options.cwd,
+    stderr: 'pipe',
+    env: { ...(process.env as Record<string, string>), ...options.env },
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+  const client = newClient(options);
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** A 2026-era client over Streamable HTTP to `url`, sending `Authorization: Bearer <token>`. */
+export async function modernHttp(url: string, token: string, options: ModernClientOptions = {}): Promise<Client> {
+  const client = newClient(options);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+/** Calls `run` with `code` on a v2 client. */
+export async function runModern(
+  client: Client,
+  code: string,
+  options: { signal?: AbortSignal; onprogress?: (p: { progress: number; message?: string }) => void; timeoutMs?: number } = {},
+): Promise<CallToolResult> {
+  return (await client.callTool(
+    { name: 'run', arguments: { code } },
+    {
+      timeout: options.timeoutMs ?? 120_000,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+    },
+  )) as CallToolResult;
+}
+
+/** The text blocks of a result. */
+export function modernTexts(result: CallToolResult): string[] {
+  return result.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+}
+
+/** The script's return value (structuredContent.result). */
+export function resultOf(result: { structuredContent?: unknown }): unknown {
+  return (result.structuredContent as { result?: unknown } | undefined)?.result;
+}
