@@ -131,17 +131,34 @@ export class CrossingGate {
   }
 
   #tooLarge(name: string, bytes: number, need: number, room: number): ErrorShape {
-    const limitMb = this.#limitBytes / (1024 * 1024);
-    return {
-      name: 'RangeError',
-      message:
-        `tools.${name}(): the answer is ${mb(bytes)} MB (${bytes} bytes) and would need about ${mb(need + this.#margin)} MB ` +
-        `of this run's memory (parsed, with room to work), but the run has ${mb(Math.max(0, room))} MB of its ${limitMb} MB ` +
-        'memory limit (memoryLimitMb) free. Nothing was copied into the sandbox. ' +
-        'Ask for less in one call (a page, a range, a smaller file), or raise the memory limit.',
-      code: RESULT_TOO_LARGE,
-    };
+    return tooLarge(name, bytes, need + this.#margin, room, this.#limitBytes);
   }
+}
+
+function tooLarge(name: string, bytes: number, need: number, room: number, limitBytes: number): ErrorShape {
+  const limitMb = limitBytes / (1024 * 1024);
+  return {
+    name: 'RangeError',
+    message:
+      `tools.${name}(): the answer is ${mb(bytes)} MB (${bytes} bytes) and would need about ${mb(need)} MB ` +
+      `of this run's memory (parsed, with room to work), but the run has ${mb(Math.max(0, room))} MB of its ${limitMb} MB ` +
+      'memory limit (memoryLimitMb) free. Nothing was copied into the sandbox. ' +
+      'Ask for less in one call (a page, a range, a smaller file), or raise the memory limit.',
+    code: RESULT_TOO_LARGE,
+  };
+}
+
+/**
+ * The same refusal for an answer that could not fit even in an empty isolate of `memoryLimitMb`:
+ * checked where a measurement of the isolate is not at hand (serve's main thread, before an answer
+ * crosses into a run worker), so no thread ever holds an answer its run could not take.
+ */
+export function beyondLimit(name: string, json: string, memoryLimitMb: number): ErrorShape | undefined {
+  const limitBytes = memoryLimitMb * 1024 * 1024;
+  const bytes = heapBytes(json);
+  if (bytes < limitBytes / 4 && PARSE_BYTES_PER_TOKEN * json.length < limitBytes / 4) return undefined;
+  const need = bytes + PARSE_BYTES_PER_TOKEN * structuralTokens(json) + marginBytes(limitBytes);
+  return need > limitBytes ? tooLarge(name, bytes, need, limitBytes, limitBytes) : undefined;
 }
 
 function mb(bytes: number): string {

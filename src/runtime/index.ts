@@ -5,6 +5,8 @@
 export { runScript } from './run-script.js';
 export { DEFAULT_WARM_ISOLATES, IsolatePool } from './warm-pool.js';
 export { shapeHostError } from './bridge.js';
+export { beyondLimit } from './crossing.js';
+export { DEFAULT_MEMORY_LIMIT_MB } from './options.js';
 export { parkedIsolates } from './parked.js';
 export { checkNodeFlags } from './node-flags.js';
 export type {

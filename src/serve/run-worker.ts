@@ -48,7 +48,7 @@ port.on('message', (message: ToWorker) => {
   }
   run.calls.delete(message.call);
   if (message.error) call.reject(crossingError(message.error));
-  else call.resolve(message.value);
+  else call.resolve(message.json === undefined ? undefined : JSON.parse(message.json));
 });
 
 async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {

@@ -11,8 +11,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import { BerryError } from '../common/errors.js';
-import { shapeHostError, type HostProgress, type RunRecord, type RunScriptOptions } from '../runtime/index.js';
-import { jsonCopy, limitsOf, rebuild, type FromWorker, type ToWorker } from './worker-protocol.js';
+import { beyondLimit, DEFAULT_MEMORY_LIMIT_MB, shapeHostError, type ErrorShape, type HostProgress, type RunRecord, type RunScriptOptions } from '../runtime/index.js';
+import { limitsOf, rebuild, type FromWorker, type ToWorker } from './worker-protocol.js';
 
 export interface WorkerPoolOptions {
   /** Worker threads. */
@@ -237,18 +237,30 @@ export class WorkerPool {
     try {
       const host = run.options.functions[fn];
       if (!host) throw new TypeError(`tools.${fn} is not a function`);
-      answer = { type: 'answer', id, call, value: await host(args, { signal: controller.signal, onProgress }) };
+      answer = { type: 'answer', id, call, ...this.#bounded(run, fn, await host(args, { signal: controller.signal, onProgress })) };
     } catch (error) {
       answer = { type: 'answer', id, call, error: shapeHostError(error) };
     } finally {
       run.calls.delete(call);
     }
+    this.#post(run.worker, answer);
+  }
+
+  /**
+   * An answer as JSON text (what the runtime keeps of a value anyway), refused here when even an
+   * empty isolate of the run's memory limit could not take it: bounded before it crosses into the
+   * worker, where the run's own gate then measures its isolate as in process.
+   */
+  #bounded(run: PoolRun, fn: string, value: unknown): { json?: string } | { error: ErrorShape } {
+    let json: string | undefined;
     try {
-      this.#post(run.worker, answer);
-    } catch {
-      // A value structured clone refuses (a function, a symbol): what JSON keeps of it, as the runtime would.
-      this.#post(run.worker, { type: 'answer', id, call, ...jsonCopy(fn, answer.value) });
+      json = JSON.stringify(value);
+    } catch (error) {
+      return { error: { name: 'TypeError', message: `tools.${fn}() returned a value that cannot be converted to JSON (${(error as Error).message})` } };
     }
+    if (json === undefined) return {};
+    const refused = beyondLimit(fn, json, run.options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB);
+    return refused ? { error: refused } : { json };
   }
 
   #post(worker: PoolWorker, message: ToWorker): void {

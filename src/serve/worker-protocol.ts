@@ -27,7 +27,7 @@ export interface RunHooks {
 export type ToWorker =
   | { readonly type: 'run'; readonly id: number; readonly code: string; readonly names: readonly string[]; readonly limits: RunLimits; readonly hooks: RunHooks }
   | { readonly type: 'abort'; readonly id: number }
-  | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly value?: unknown; readonly error?: ErrorShape }
+  | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly json?: string; readonly error?: ErrorShape }
   | { readonly type: 'call-progress'; readonly id: number; readonly call: number; readonly progress: HostProgress };
 
 /** What a run reports as it goes (runScript's onProgress, onOutput, onCallEnd). */
@@ -60,14 +60,4 @@ export function limitsOf(options: RunScriptOptions): RunLimits {
 export function rebuild(error: ErrorShape): Error {
   if (error.code !== undefined) return new BerryError(error.code as BerryErrorCode, error.message);
   return error.name === 'TypeError' ? new TypeError(error.message) : new Error(error.message);
-}
-
-/** What JSON keeps of a value structured clone refuses (a function, a symbol), as the runtime would send it. */
-export function jsonCopy(fn: string, value: unknown): { value: unknown } | { error: ErrorShape } {
-  try {
-    const json = JSON.stringify(value);
-    return { value: json === undefined ? undefined : (JSON.parse(json) as unknown) };
-  } catch (error) {
-    return { error: { name: 'TypeError', message: `tools.${fn}() returned a value that cannot be converted to JSON (${(error as Error).message})` } };
-  }
 }

@@ -97,6 +97,29 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal((inWorker.result as string[])[0], 'MCP_UNKNOWN_SERVER');
   });
 
+  it('refuses on the main thread an answer its run could never hold, before it crosses into the worker', async () => {
+    const workers = pool({ size: 1 });
+    const sent: number[] = [];
+    // 40 MB of text for a 16 MB run: MCP_RESULT_TOO_LARGE, and the worker's heap never sees it.
+    const functions = {
+      answer: async (args: unknown) => {
+        const mb = (args as { mb: number }).mb;
+        sent.push(mb);
+        return { text: 'x'.repeat(mb * 1024 * 1024) };
+      },
+    };
+    const code = `const out = [];
+      for (const mb of [40, 1]) { try { out.push((await tools.answer({ mb })).text.length); } catch (e) { out.push(e.code, e.message); } }
+      return out;`;
+    const record = await workers.run(code, { functions, memoryLimitMb: 16 });
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    const [code40, message40, length1] = record.result as [string, string, number];
+    assert.deepEqual([code40, length1], ['MCP_RESULT_TOO_LARGE', 1024 * 1024]);
+    // The whole limit as the room: no isolate was measured, so the refusal came from the main thread.
+    assert.match(message40, /the run has 16\.0 MB of its 16 MB memory limit/);
+    assert.deepEqual(sent, [40, 1]);
+  });
+
   it('an abort ends the run in its worker and cancels its call on the server', async () => {
     const workers = pool({ size: 2 });
     const controller = new AbortController();
