@@ -23,6 +23,8 @@ export interface SavedCatalog {
   readonly ttlMs: number;
   /** The server's whole tool list, unfiltered (filters apply when it is read). */
   readonly tools: Tool[];
+  /** The revision the server spoke when it was listed. */
+  readonly protocol?: string;
 }
 
 /** The little file IO the store needs, through the Machine. */
@@ -56,14 +58,14 @@ export class CatalogStore {
       if (value.format !== FORMAT || typeof value.savedAt !== 'number' || typeof value.ttlMs !== 'number' || !Array.isArray(value.tools)) {
         return undefined;
       }
-      return { savedAt: value.savedAt, ttlMs: value.ttlMs, tools: value.tools };
+      return { savedAt: value.savedAt, ttlMs: value.ttlMs, tools: value.tools, ...(typeof value.protocol === 'string' ? { protocol: value.protocol.slice(0, 40) } : {}) };
     } catch {
       return undefined;
     }
   }
 
-  async save(fingerprint: string, tools: readonly Tool[], ttlMs: number | undefined): Promise<void> {
-    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools });
+  async save(fingerprint: string, tools: readonly Tool[], ttlMs: number | undefined, protocol?: string): Promise<void> {
+    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools, ...(protocol ? { protocol } : {}) });
     await this.#files.write(await this.#path(fingerprint), data);
   }
 

@@ -21,6 +21,8 @@ export interface Listing<T> {
   /** True when the page cap ended the listing before the server did. */
   readonly truncated: boolean;
   readonly ttlMs?: number;
+  /** Items left out, and why (see header-annotations.ts). */
+  readonly warnings?: readonly string[];
 }
 
 /** Lists every page of one method; `keyOf` names an item for de-duplication. */

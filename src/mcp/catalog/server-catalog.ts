@@ -112,7 +112,7 @@ export class ServerCatalog {
     if (kind !== 'tools' || !this.#host.mirrorsHeaders) return listing;
     const { tools, warnings } = withoutInvalidHeaders(listing.items as Tool[]);
     for (const warning of warnings) this.#host.warn(warning);
-    return { ...listing, items: tools as Item[K][] };
+    return { ...listing, items: tools as Item[K][], warnings };
   }
 
   // Pages are asked for one by one (list-pages.ts walks them): the SDK's list helpers would walk
