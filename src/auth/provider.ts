@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import type { Machine } from '../machine/index.js';
 import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
 import { authRequiredError } from './map-auth-error.js';
@@ -17,24 +16,9 @@ import { listenForRedirect } from './session-listener.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
+import type { OAuthSessionOptions } from './session-options.js';
 
-/** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
-export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
-
-export interface OAuthSessionOptions {
-  readonly machine: Machine;
-  readonly server: string;
-  readonly serverUrl: string;
-  readonly oauth: ResolvedOAuthConfig | undefined;
-  /** Token directory on the machine; the default location when absent. */
-  readonly tokenDir: string | undefined;
-  /** Without it, a sign-in fails with MCP_AUTH_REQUIRED. */
-  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
-  /** How long to wait for the redirect. */
-  readonly signInTimeoutMs: number;
-  /** The machine's fetch, for requests to the authorization server (bounded here). */
-  readonly fetch: FetchLike;
-}
+export type { AuthorizationUrlHandler, OAuthSessionOptions } from './session-options.js';
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 
@@ -231,7 +215,7 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale) });
+    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale), beforeSignIn: () => this.#readyForSignIn() });
   }
 
   /**
@@ -273,6 +257,10 @@ export class OAuthSession implements OAuthClientProvider {
       },
       staleAccessToken,
     );
+  }
+
+  async #readyForSignIn(): Promise<void> {
+    if (this.#interactive && this.#options.onAuthorizationUrl !== undefined && this.signInAllowed && !this.#completing) await this.#ensureListener();
   }
 
   async #ensureListener(): Promise<void> {

@@ -107,10 +107,12 @@ async function withSignIn<T>(target: RequestTarget, run: () => Promise<T>, signa
     const session = target.session;
     if (!session?.pendingSignIn) throw error;
     await finishSignIn(target, signal);
+    // The retry starts no sign-in of its own: the SDK asks again for the same step-up (a loop).
+    session.signInAllowed = false;
     try {
       return await run();
     } finally {
-      // A second sign-in asked for by the retry (the same step-up again) is not waited for.
+      session.signInAllowed = true;
       if (session.pendingSignIn && !session.signInAwaited) await session.close();
     }
   }
