@@ -51,7 +51,7 @@ export async function catalogOf(context: OperationContext, prepared: Prepared, s
       const name = slot.name;
       // A cache that cannot be written costs only speed: say so on the log, nothing else.
       context.track(
-        store.save(slot.config.fingerprint, all, listing.ttlMs, protocol).catch((error: unknown) =>
+        store.save(slot.config.fingerprint, all, { ttlMs: listing.ttlMs, protocol, cacheScope: listing.cacheScope, publicFingerprint: slot.config.publicFingerprint }).catch((error: unknown) =>
           context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
         ),
       );
@@ -75,7 +75,7 @@ async function savedStatus(context: OperationContext, prepared: Prepared, slot: 
   const store = context.store;
   if (!store || slot.status !== 'ok') return undefined;
   if (context.pool.hasOpen(context.keyOf(prepared, slot.config))) return undefined;
-  const saved = await store.load(slot.config.fingerprint, signal);
+  const saved = await store.load(slot.config.fingerprint, signal, slot.config.publicFingerprint);
   if (!saved) return undefined;
   const ageMs = Math.max(0, Date.now() - saved.savedAt);
   if (ageMs > saved.ttlMs) context.track(context.operation(undefined, () => catalogOf(context, prepared, slot, undefined)));
