@@ -7,7 +7,7 @@ import path from 'node:path';
 import { isBerryError } from '../../src/common/errors.js';
 import type { ElicitationParams, LogEvent } from '../../src/index.js';
 import { startV2Http, type PortFixture } from '../support/fixture-servers.js';
-import { everythingPath, v2ServerPath } from '../support/paths.js';
+import { everythingPath, faultServerPath, v2ServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 import { waitFor } from '../support/wait.js';
 
@@ -29,6 +29,7 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
       pinned: { command: node, args: [v2ServerPath], protocol: '2025-11-25' },
       refused: { command: node, args: [v2ServerPath, '--modern-only'], protocol: '2025-11-25' },
       everything: { command: node, args: [everythingPath] },
+      dies: { command: node, args: [faultServerPath, '--exit-on-discover'] },
     };
   }, {
     options: {
@@ -44,11 +45,13 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
   it('list shows the revision each server speaks, found per server', async () => {
     const { servers } = await t.host.list({});
     const protocol = Object.fromEntries(servers.map((s) => [s.name, s.status === 'connected' ? s.protocol : s.status]));
-    assert.deepEqual(protocol, { stdio: '2026-07-28', http: '2026-07-28', both: '2026-07-28', pinned: '2025-11-25', refused: 'error', everything: '2025-11-25' });
+    // `dies` exits on the probe: it is started again and spoken to in 2025-11-25.
+    assert.deepEqual(protocol, { stdio: '2026-07-28', http: '2026-07-28', both: '2026-07-28', pinned: '2025-11-25', refused: 'error', everything: '2025-11-25', dies: '2025-11-25' });
     const refused = servers.find((s) => s.name === 'refused');
     assert.ok(refused?.status === 'error' && refused.error.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED', JSON.stringify(refused));
     assert.match(refused.error.message, /speaks 2026-07-28; berry-mcp offered 2025-11-25 \(this entry pins "protocol": "2025-11-25"/);
     assert.ok(logs.some((e) => e.server === 'stdio' && e.kind === 'initialized' && /protocol 2026-07-28, stateless, by server\/discover/.test(e.message)));
+    assert.ok(logs.some((e) => e.server === 'dies' && /exited on the server\/discover probe/.test(e.message)), 'the probe killed it once');
   });
 
   for (const server of ['stdio', 'http']) {

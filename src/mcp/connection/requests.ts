@@ -211,7 +211,7 @@ export function mapRequestError(target: RequestTarget, error: unknown, operation
   const authError = target.session ? mapAuthError(error, server, redact) : undefined;
   if (authError) return authError;
   const revision = mapRevisionError(error, { server, operation, redact, offered: target.offered });
-  // A server that stopped speaking the negotiated revision is asked again on the next operation.
+  // A server that stopped speaking the negotiated revision is probed again on the next operation.
   if (revision?.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED') target.markDead('protocol revision refused');
   if (revision) return revision;
   const mapped = mapSdkError(error, {
