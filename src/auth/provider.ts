@@ -5,11 +5,8 @@
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import type { Machine } from '../machine/index.js';
 import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
 import { authRequiredError } from './map-auth-error.js';
@@ -19,24 +16,9 @@ import { listenForRedirect } from './session-listener.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
+import type { OAuthSessionOptions } from './session-options.js';
 
-/** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
-export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
-
-export interface OAuthSessionOptions {
-  readonly machine: Machine;
-  readonly server: string;
-  readonly serverUrl: string;
-  readonly oauth: ResolvedOAuthConfig | undefined;
-  /** Token directory on the machine; the default location when absent. */
-  readonly tokenDir: string | undefined;
-  /** Without it, a sign-in fails with MCP_AUTH_REQUIRED. */
-  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
-  /** How long to wait for the redirect. */
-  readonly signInTimeoutMs: number;
-  /** The machine's fetch, for requests to the authorization server (bounded here). */
-  readonly fetch: FetchLike;
-}
+export type { AuthorizationUrlHandler, OAuthSessionOptions } from './session-options.js';
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 
@@ -51,6 +33,7 @@ export class OAuthSession implements OAuthClientProvider {
   #state: string | undefined;
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
+  #redirectIss: string | undefined;
   #completing: Promise<void> | undefined;
   #authStarted = false;
   #redactor: (text: string) => string = (text) => text;
@@ -170,7 +153,10 @@ export class OAuthSession implements OAuthClientProvider {
     if (this.#pending) return;
     askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
     const expected = issuerExpectation(this.#record?.discovery);
-    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => checkRedirectIssuer(this.#options.server, iss, expected));
+    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
+      checkRedirectIssuer(this.#options.server, iss, expected);
+      this.#redirectIss = iss ?? undefined; // the SDK checks it again at the code exchange
+    });
     this.#pending = pending;
     // The port is needed only until the redirect (or the timeout): then it is closed.
     pending.then(
@@ -206,16 +192,15 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   /**
-   * Waits for the redirect of the sign-in the SDK started and hands its code to `exchange` (the
-   * transport's finishAuth). Callers that meet the same sign-in share one wait and one exchange;
-   * the listener closes once it is done.
+   * Waits for the redirect of the sign-in the SDK started and hands its code and `iss` to `exchange`
+   * (finishAuth). Callers of the same sign-in share one wait and exchange; then the listener closes.
    */
-  completeSignIn(exchange: (code: string) => Promise<void>): Promise<void> {
+  completeSignIn(exchange: (code: string, iss: string | undefined) => Promise<void>): Promise<void> {
     const pending = this.#pending;
     if (!pending) return Promise.reject(authRequiredError(this.#options.server));
     if (!this.#completing) {
       const release = this.#listener?.hold();
-      const completing = (async () => exchange(await pending))().finally(() => {
+      const completing = (async () => exchange(await pending, this.#redirectIss))().finally(() => {
         release?.();
         if (this.#pending === pending) this.#pending = undefined;
         if (this.#completing === completing) this.#completing = undefined;
@@ -230,7 +215,7 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale) });
+    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale), beforeSignIn: () => this.#readyForSignIn() });
   }
 
   /**
@@ -272,6 +257,10 @@ export class OAuthSession implements OAuthClientProvider {
       },
       staleAccessToken,
     );
+  }
+
+  async #readyForSignIn(): Promise<void> {
+    if (this.#interactive && this.#options.onAuthorizationUrl !== undefined && this.signInAllowed && !this.#completing) await this.#ensureListener();
   }
 
   async #ensureListener(): Promise<void> {

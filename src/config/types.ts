@@ -4,6 +4,7 @@
 import type { ConfigError, EnvVarMissingError } from '../common/errors.js';
 import type { Machine } from '../machine/machine.js';
 import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
+import type { ProtocolSetting } from './protocol.js';
 
 export interface LoadConfigOptions {
   /** The machine that owns the file, the `${VAR}` values, the home directory and the servers. */
@@ -54,11 +55,18 @@ export interface ResolvedCommon {
   readonly timeoutMs: number;
   /** Initialization deadline: `min(timeoutMs, 30000)`. */
   readonly initTimeoutMs: number;
+  /** The entry's `protocol`: probe the era (`auto`) or speak one revision. @default 'auto' */
+  readonly protocol: ProtocolSetting;
   /**
    * Hex SHA-256 of the canonical resolved entry, name excluded: equal fingerprints may share a
    * connection. An in-process key only; never show it.
    */
   readonly fingerprint: string;
+  /**
+   * The fingerprint without the entry's credentials (headers, env, oauth): where a tool list the
+   * server marked `cacheScope: "public"` is saved for other credentials of the same server. Never shown.
+   */
+  readonly publicFingerprint: string;
   /** Values to redact from anything shown: resolved env and header values, substituted values. */
   readonly secrets: readonly string[];
   /** Safe human label: the command line or URL as written in the file (`${VAR}` unexpanded). */

@@ -3,7 +3,7 @@
  * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt` take and return. `typings/berry-mcp.d.ts` declares the same names for
  * editors; test/typings checks that the two stay in step.
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
 import type { BerryErrorCode } from '../common/errors.js';
 import type { ElicitationHandler } from './handlers.js';
 
@@ -63,6 +63,8 @@ export type ServerStatus =
       readonly name: string;
       readonly status: 'connected';
       readonly transport: 'stdio' | 'http';
+      /** The MCP revision spoken, e.g. `2026-07-28` (found by `server/discover`) or `2025-11-25` (`initialize`). */
+      readonly protocol?: string;
       readonly tools: readonly ToolSummary[];
       /** Answered from the catalog saved on the target machine, without starting the server. */
       readonly cached?: { readonly ageMs: number };

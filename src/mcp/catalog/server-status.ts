@@ -1,5 +1,5 @@
 /** A server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerSlot, ToolFilter } from '../../config/index.js';
 import type { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../machine/index.js';
@@ -17,12 +17,14 @@ export function connectedStatus(
   filter: ToolFilter | undefined,
   cached?: { readonly ageMs: number },
   notes: readonly string[] = [],
+  protocol?: string,
 ): ServerStatus {
   const warnings = [...notes, ...filterWarnings(tools, filter)];
   return {
     name,
     status: 'connected',
     transport,
+    ...(protocol === undefined ? {} : { protocol }),
     tools: summaries(tools, filter),
     ...(cached ? { cached } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),

@@ -3,8 +3,8 @@
  * progress and a hard deadline), the sign-in a request may meet, and CallScope, the one deadline
  * and abort helper of a call (task calls use it too).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { specTypeSchemas, type CallToolResult, type Client, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
+import { headerDefinition } from '../catalog/header-annotations.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { BerryError, CallTimeoutError, CancelledError, TransportClosedError, isBerryError } from '../../common/errors.js';
 import { abortPromise, onAbort } from '../../common/abort.js';
@@ -12,14 +12,18 @@ import { authRequiredError, mapAuthError, type OAuthSession } from '../../auth/i
 import type { StdioDiagnostics } from '../../transport/index.js';
 import type { ProgressEvent } from '../contract.js';
 import type { ElicitationHandler } from '../handlers.js';
+import type { LogSink } from '../log.js';
 import { isStreamLost, mapSdkError } from './failures.js';
 import type { RequestOwners } from './request-owners.js';
 import { RequestSignal } from './request-signal.js';
 import { closedDetail, tooLargeError } from './stdio-failure.js';
+import { mapRevisionError } from './revision-errors.js';
+import { answerInputRounds } from './input-rounds.js';
 import type { Wire } from './wire.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
+const CALL_RESULT = specTypeSchemas.CallToolResult;
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -40,6 +44,13 @@ export interface RequestTarget {
   readonly wire: Wire;
   readonly stdio: StdioDiagnostics | undefined;
   readonly transportEnded: boolean;
+  readonly log: LogSink;
+  /** The revisions this connection offered: both, or the one its entry pins. */
+  readonly offered: readonly string[];
+  /** The listed tool of that name, if the tool list is settled (Mcp-Param-* headers need its schema). */
+  toolNamed(name: string): Tool | undefined;
+  /** True on a 2026-07-28 Streamable HTTP connection: annotated arguments travel as headers. */
+  readonly mirrorsHeaders: boolean;
   markDead(reason: string): void;
 }
 
@@ -84,7 +95,7 @@ export async function finishSignIn(target: RequestTarget, signal: AbortSignal | 
   const { session, wire } = target;
   if (!session || wire.kind !== 'http') throw authRequiredError(target.config.name);
   // Shared with other requests that met the same sign-in: this caller's abort ends only its wait.
-  const completing = session.completeSignIn((code) => wire.transport.finishAuth(code));
+  const completing = session.completeSignIn((code, iss) => wire.transport.finishAuth(code, iss));
   try {
     await (signal ? Promise.race([completing, abortPromise(signal, () => new CancelledError('The sign-in was cancelled.'))]) : completing);
   } catch (error) {
@@ -100,10 +111,12 @@ async function withSignIn<T>(target: RequestTarget, run: () => Promise<T>, signa
     const session = target.session;
     if (!session?.pendingSignIn) throw error;
     await finishSignIn(target, signal);
+    // The retry starts no sign-in of its own: the SDK asks again for the same step-up (a loop).
+    session.signInAllowed = false;
     try {
       return await run();
     } finally {
-      // A second sign-in asked for by the retry (the same step-up again) is not waited for.
+      session.signInAllowed = true;
       if (session.pendingSignIn && !session.signInAwaited) await session.close();
     }
   }
@@ -151,10 +164,17 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     );
   const onProgress = options.onProgress;
   try {
-    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => target.client.request(
-      { method: 'tools/call', params: { name: tool, arguments: args } },
-      CallToolResultSchema,
+    // Only a tool whose arguments travel as headers (2026-07-28 over HTTP) needs the SDK's callTool;
+    // other calls name their result schema (measured: faster than the method-keyed lookup).
+    const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
+    const definition = listed ? headerDefinition(listed) : undefined;
+    const client = target.client;
+    const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
+      definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
+      { name: tool, arguments: args, ...extra },
       {
+        ...allow,
         signal: scope.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
@@ -169,7 +189,7 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
           });
         },
       },
-    )), scope.signal);
+    ), scope.signal)), scope.signal);
     return result as CallToolResult;
   } catch (error) {
     throw mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);
@@ -187,6 +207,10 @@ export function mapRequestError(target: RequestTarget, error: unknown, operation
   if (tooLarge) return tooLarge;
   const authError = target.session ? mapAuthError(error, server, redact) : undefined;
   if (authError) return authError;
+  const revision = mapRevisionError(error, { server, operation, redact, offered: target.offered });
+  // A server that stopped speaking the negotiated revision is probed again on the next operation.
+  if (revision?.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED') target.markDead('protocol revision refused');
+  if (revision) return revision;
   const mapped = mapSdkError(error, {
     server,
     operation,
