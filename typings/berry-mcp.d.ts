@@ -81,7 +81,8 @@ declare namespace BerryMcp {
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
     | 'SCRIPT_SETUP_FAILED'
-    | 'SERVE_QUEUE_FULL';
+    | 'SERVE_QUEUE_FULL'
+    | 'SERVE_WORKER_FAILED';
 
   /**
    * What an operation rejects with when the host could not do it (unknown server, connection

@@ -33,6 +33,8 @@ export class ServerConnection implements RequestTarget {
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   transportEnded = false;
   #closing: Promise<void> | undefined;
+  /** close() was called while the connection still lived: its owner ended it (host close, eviction), the server did not. */
+  #closedByOwner = false;
   /** Tools, prompts and resources, cached until the server's list_changed notifications. */
   readonly catalog: ServerCatalog = new ServerCatalog(this);
   /** Progress of task calls, by their own progress token (task-progress.ts). */
@@ -62,6 +64,10 @@ export class ServerConnection implements RequestTarget {
 
   get dead(): boolean {
     return this.#dead;
+  }
+
+  get closedByOwner(): boolean {
+    return this.#closedByOwner;
   }
 
   /** The negotiated revision, e.g. `2026-07-28` (found by server/discover) or `2025-11-25` (initialize). */
@@ -124,6 +130,7 @@ export class ServerConnection implements RequestTarget {
 
   /** Graceful and idempotent: ends the session (HTTP) or the process group (stdio). */
   close(reason = 'closed'): Promise<void> {
+    if (this.#closing === undefined && !this.#dead) this.#closedByOwner = true;
     this.#closing ??= (async () => {
       this.#dead = true;
       const wire = this.wire;

@@ -113,7 +113,13 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
   timer.unref();
-  const forget = options.signal ? onAbort(options.signal, () => ac.abort()) : undefined;
+  // The v2 client's era probe does not end on the connect signal: closing the transport ends it (and initialize).
+  const forget = options.signal
+    ? onAbort(options.signal, () => {
+        ac.abort();
+        void connection.close('cancelled while connecting');
+      })
+    : undefined;
   let signIn = false;
   // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
   if (session && options.signedIn) session.signInAllowed = false;
@@ -185,7 +191,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
 /** The SDK's probe ended because a stdio server's process exited (or closed stdout) while probed. */
 function exitedOnProbe(connection: ServerConnection, error: unknown): boolean {
   const stdio = connection.stdio;
-  if (!stdio || !(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return false;
+  // Our own kill (host close, an abort) is no answer to the probe.
+  if (!stdio || connection.closedByOwner || !(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return false;
   return stdio.exit !== undefined || stdio.failure?.kind === 'stdout-closed';
 }
 
