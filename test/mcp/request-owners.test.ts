@@ -5,7 +5,9 @@ import type { ElicitationHandler } from '../../src/mcp/handlers.js';
 import { RequestOwners } from '../../src/mcp/connection/request-owners.js';
 
 const handler = (): ElicitationHandler => async () => ({ action: 'decline' });
-const request = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't' } });
+/** A request as the SDK hands it to the transport: the params the caller tagged, spread. */
+const request = (id: number, owner?: ElicitationHandler): JSONRPCMessage =>
+  ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 't', ...RequestOwners.tag(owner) } }) as JSONRPCMessage;
 
 describe('RequestOwners (whose handler answers a server request)', () => {
   async function pair() {
@@ -23,9 +25,9 @@ describe('RequestOwners (whose handler answers a server request)', () => {
     const a = handler();
     const b = handler();
     assert.deepEqual(owners.ownerOf(100), { handler: host });
-    await owners.as(a, () => ours.send(request(1)));
+    await ours.send(request(1, a));
     assert.deepEqual(owners.ownerOf(100), { handler: a });
-    await owners.as(b, () => ours.send(request(2)));
+    await ours.send(request(2, b));
     assert.equal(owners.ownerOf(100), 'unattributed');
     owners.relate(101, [2]);
     assert.deepEqual(owners.ownerOf(101), { handler: b });
@@ -37,10 +39,14 @@ describe('RequestOwners (whose handler answers a server request)', () => {
     assert.equal(owners.ownerOf(102), 'unattributed');
   });
 
+  it('the tag never reaches the wire', () => {
+    assert.equal(JSON.stringify(request(1, handler())), JSON.stringify(request(1)));
+  });
+
   it('a resent request keeps its owner; a cancelled one leaves; our answer drops the relation', async () => {
     const { ours, owners, host } = await pair();
     const a = handler();
-    await owners.as(a, () => ours.send(request(1)));
+    await ours.send(request(1, a));
     await ours.send(request(1));
     assert.deepEqual(owners.ownerOf(100), { handler: a });
     await ours.send(request(2));

@@ -14,7 +14,7 @@ import type { ProgressEvent } from '../contract.js';
 import type { ElicitationHandler } from '../handlers.js';
 import type { LogSink } from '../log.js';
 import { isStreamLost, mapSdkError } from './failures.js';
-import type { RequestOwners } from './request-owners.js';
+import { RequestOwners } from './request-owners.js';
 import { RequestSignal } from './request-signal.js';
 import { closedDetail, tooLargeError } from './stdio-failure.js';
 import { mapRevisionError } from './revision-errors.js';
@@ -171,8 +171,9 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     const client = target.client;
     const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
       definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
-    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
-      { name: tool, arguments: args, ...extra },
+    const owner = RequestOwners.tag(options.onElicitation);
+    const result = await withSignIn(target, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
+      { name: tool, arguments: args, ...extra, ...owner },
       {
         ...allow,
         signal: scope.signal,
@@ -189,7 +190,7 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
           });
         },
       },
-    ), scope.signal)), scope.signal);
+    ), scope.signal), scope.signal);
     return result as CallToolResult;
   } catch (error) {
     throw mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);

@@ -4,6 +4,7 @@
  * the closest ones), and required arguments before anything is sent.
  */
 import { answerInputRounds } from '../connection/input-rounds.js';
+import { RequestOwners } from '../connection/request-owners.js';
 import type { Prompt } from '@modelcontextprotocol/client';
 import { BerryError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
@@ -34,8 +35,8 @@ export async function getPrompt(
   const args = promptArguments(server, prompt, request.arguments);
   return connection.send(
     `prompts/get "${name}"`,
-    (options) => connection.owners.as(onElicitation, () =>
-      answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.getPrompt({ name, arguments: args, ...extra }, { ...options, ...allow }), options.signal)),
+    (options) =>
+      answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.getPrompt({ name, arguments: args, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow }), options.signal),
     signal,
     server,
   );

@@ -4,6 +4,7 @@
  */
 import { ProtocolError as RpcError } from '@modelcontextprotocol/client';
 import { answerInputRounds } from '../connection/input-rounds.js';
+import { RequestOwners } from '../connection/request-owners.js';
 import { BerryError, isBerryError, ProtocolError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import type { OperationOptions, ReadRequest, ReadResult } from '../contract.js';
@@ -29,8 +30,8 @@ export async function readResource(
     return await connection.send(
       `resources/read "${uri}"`,
       // The SDK's own cache of reads stays out: a read asks the server (the lists honour ttlMs).
-      (options) => connection.owners.as(onElicitation, () =>
-        answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.readResource({ uri, ...extra }, { ...options, ...allow, cacheMode: 'bypass' }), options.signal)),
+      (options) =>
+        answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.readResource({ uri, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow, cacheMode: 'bypass' }), options.signal),
       signal,
       server,
     );

@@ -9,6 +9,7 @@ import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/clie
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
 import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
+import { RequestOwners } from '../connection/request-owners.js';
 import { CallScope } from '../connection/requests.js';
 import { taskProgressToken } from '../connection/task-progress.js';
 
@@ -56,7 +57,7 @@ export async function callToolAsTask(
   // The SDK never removes the abort listener it adds to a request's signal: one short-lived child
   // signal per request keeps a long poll from piling listeners on the call's signal.
   // The task's requests (tasks/result carries its elicitations) belong to the call's caller.
-  const owned = <T>(request: () => T): T => connection.owners.as(options.onElicitation, request);
+  const owner = RequestOwners.tag(options.onElicitation);
   const scoped = async <T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> => {
     const child = new AbortController();
     if (ac.signal.aborted) child.abort(ac.signal.reason);
@@ -73,10 +74,10 @@ export async function callToolAsTask(
     const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
       (o) =>
-        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken } } }, specTypeSchemas.CreateTaskResult, {
+        client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken }, ...owner } }, specTypeSchemas.CreateTaskResult, {
           ...o,
           timeout: remaining(started),
-        })),
+        }),
       signal,
       server,
     ));
@@ -95,7 +96,7 @@ export async function callToolAsTask(
       const id = taskId;
       task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
-        (o) => owned(() => client.request({ method: 'tasks/get', params: { taskId: id } }, specTypeSchemas.GetTaskResult, { ...o, timeout: remaining(started) })),
+        (o) => client.request({ method: 'tasks/get', params: { taskId: id, ...owner } }, specTypeSchemas.GetTaskResult, { ...o, timeout: remaining(started) }),
         signal,
         server,
       ));
@@ -104,7 +105,7 @@ export async function callToolAsTask(
     const id = taskId;
     const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
-      (o) => owned(() => client.request({ method: 'tasks/result', params: { taskId: id } }, specTypeSchemas.CallToolResult, { ...o, timeout: remaining(started) })),
+      (o) => client.request({ method: 'tasks/result', params: { taskId: id, ...owner } }, specTypeSchemas.CallToolResult, { ...o, timeout: remaining(started) }),
       signal,
       server,
     ));
