@@ -18,7 +18,7 @@ import { sessionFetch } from './session-fetch.js';
 import { listenForRedirect } from './session-listener.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
-import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
+import { resolveTokenDir, TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
 
 /** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
 export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
@@ -154,7 +154,10 @@ export class OAuthSession implements OAuthClientProvider {
       // The code exchange runs auth() again: it must repeat the redirect URI, not open a new port.
       if (!this.#completing) await this.#ensureListener();
     }
-    return (await this.#read()).discovery;
+    // A sign-in under way (its code exchange, a request joining it) keeps its authorization server;
+    // a new one asks the resource again, so a server that moved to another authorization server is
+    // followed there, and the client stamped for the old one is registered anew (SEP-2352).
+    return this.#pending || this.#completing ? (await this.#read()).discovery : undefined;
   }
 
   // Before anything is registered with, or sent to, the authorization server discovery found.
@@ -197,12 +200,7 @@ export class OAuthSession implements OAuthClientProvider {
       this.#verifier = undefined;
       return;
     }
-    await this.#update((record) => ({
-      serverUrl: record.serverUrl,
-      ...(scope === 'client' || scope === 'all' || !record.client ? {} : { client: record.client }),
-      ...(scope === 'tokens' || scope === 'all' || !record.tokens ? {} : { tokens: record.tokens }),
-      ...(scope === 'discovery' || scope === 'all' || !record.discovery ? {} : { discovery: record.discovery }),
-    }));
+    await this.#update((record) => withoutPart(record, scope));
   }
 
   /**
