@@ -4,9 +4,11 @@
  *
  *   node --no-node-snapshot dist/test/conformance/client.js <server-url>
  *
- * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. Every scenario is
- * driven the same way: list the server's tools and call each with arguments made from its schema;
- * elicitations are accepted with an empty form, so the schema's defaults are what the server gets.
+ * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. A scenario is
+ * driven by what it gives and asks: list the server's tools, then call the tool calls the suite's
+ * MCP_CONFORMANCE_CONTEXT names (`toolCalls`), else every tool with arguments made from its schema
+ * (SCENARIO_STEPS holds the few scenarios that ask for something else); elicitations are accepted
+ * with an empty form, so the schema's defaults are what the server gets.
  * Authorization scenarios sign in through onAuthorizationUrl (a "browser" that follows the redirects)
  * with the suite's MCP_CONFORMANCE_CONTEXT as the entry's `oauth` block.
  * Exit status 0 when every step worked, 1 otherwise.
@@ -14,7 +16,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost } from '../../src/index.js';
+import { createHost, type Host } from '../../src/index.js';
 
 const SERVER = 'conformance';
 /** The client ID metadata document the suite's CIMD scenario serves (auth/basic-cimd). */
@@ -36,6 +38,43 @@ export function oauthFromContext(scenario: string, context: string | undefined):
   if (scenario.startsWith('auth/client-credentials')) oauth['grant'] = 'client_credentials';
   return oauth;
 }
+
+interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** The tool calls a scenario asks for in its context (http-custom-headers), or undefined. */
+export function toolCallsFromContext(context: string | undefined): ToolCall[] | undefined {
+  const given = context ? (JSON.parse(context) as { toolCalls?: unknown }) : {};
+  if (!Array.isArray(given.toolCalls)) return undefined;
+  return given.toolCalls.map((call: { name?: unknown; arguments?: unknown }) => ({
+    name: String(call.name),
+    arguments: typeof call.arguments === 'object' && call.arguments !== null ? (call.arguments as Record<string, unknown>) : {},
+  }));
+}
+
+type Step = (host: Host, tools: readonly string[], log: (text: string) => void) => Promise<void>;
+
+async function inputSchemaOf(host: Host, tool: string): Promise<unknown> {
+  const described = await host.describe({ server: SERVER, tool, schemas: true });
+  return 'inputSchema' in described ? described.inputSchema : {};
+}
+
+/** Scenarios whose server asks the client for something other than "call every tool". */
+const SCENARIO_STEPS: Record<string, Step> = {
+  // Its server answers tools/list only: reading the schemas is the test (no network $ref is fetched).
+  'json-schema-ref-no-deref': async (host, tools, log) => {
+    for (const tool of tools) log(`${tool} schema: ${JSON.stringify(await inputSchemaOf(host, tool)).slice(0, 300)}`);
+  },
+  // Hand the focal tool's inputSchema back, verbatim, through the echo tool.
+  'json-schema-2020-12-preservation': async (host, tools, log) => {
+    const focal = tools.find((t) => t !== 'json_schema_echo');
+    if (!focal) throw new Error('the server listed no tool besides json_schema_echo');
+    const result = await host.call({ server: SERVER, tool: 'json_schema_echo', arguments: { schema: await inputSchemaOf(host, focal) } });
+    log(`json_schema_echo -> ${JSON.stringify(result).slice(0, 300)}`);
+  },
+};
 
 /** The user's browser: follows the authorization server's redirects to berry-mcp's /callback. */
 async function browser(url: string): Promise<void> {
@@ -113,12 +152,22 @@ async function main(): Promise<number> {
       log(`not connected: ${status?.status === 'error' ? `${status.error.code}: ${status.error.message}` : String(status?.status)}`);
       return 1;
     }
-    log(`tools: ${status.tools.map((t) => t.name).join(', ') || '(none)'}`);
-    for (const { name } of status.tools) {
-      const described = await host.describe({ server: SERVER, tool: name, schemas: true });
-      const args = sampleFor('inputSchema' in described ? described.inputSchema : {}) as Record<string, unknown>;
+    const tools = status.tools.map((t) => t.name);
+    log(`tools: ${tools.join(', ') || '(none)'}`);
+    const step = SCENARIO_STEPS[scenario];
+    if (step) {
+      await step(host, tools, log);
+      return 0;
+    }
+    const calls = toolCallsFromContext(process.env['MCP_CONFORMANCE_CONTEXT']);
+    for (const name of calls ? [] : tools) {
+      const args = sampleFor(await inputSchemaOf(host, name)) as Record<string, unknown>;
       const result = await host.call({ server: SERVER, tool: name, arguments: args });
       log(`${name}(${JSON.stringify(args)}) -> ${JSON.stringify(result).slice(0, 300)}`);
+    }
+    for (const call of calls ?? []) {
+      const result = await host.call({ server: SERVER, tool: call.name, arguments: call.arguments });
+      log(`${call.name}(${JSON.stringify(call.arguments).slice(0, 200)}) -> ${JSON.stringify(result).slice(0, 300)}`);
     }
     return 0;
   } catch (error) {
