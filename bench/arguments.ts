@@ -9,7 +9,7 @@
  * (`callOn` on the pooled connection: lookup, check, call) with the real checker, and with one
  * that checks nothing. Each ratio is taken per round.
  */
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { createHost } from '../src/index.js';
 import { ArgumentChecker } from '../src/mcp/operations/argument-check.js';
 import { callOn } from '../src/mcp/operations/call-operation.js';

@@ -25,6 +25,7 @@ export {
   EnvVarMissingError,
   OAuthEndpointError,
   ProtocolError,
+  ProtocolVersionError,
   SandboxUnavailableError,
   ServerStartError,
   TransportClosedError,

@@ -2,9 +2,9 @@
  * Who berry-mcp is to an authorization server, from the entry's `oauth` block: the client
  * metadata it registers with, the private_key_jwt signer, the client_credentials request.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
-import type { OAuthClientMetadata } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
+import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/client';
+import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
 import type { Machine } from '../machine/index.js';

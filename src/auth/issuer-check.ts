@@ -3,7 +3,7 @@
  * for (RFC 8414 §3.3), and the redirect's `iss` must name that issuer (RFC 9207), so a response
  * from one authorization server is never taken for another's.
  */
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import { BerryError } from '../common/errors.js';
 
 /** What the redirect's `iss` parameter must be. */

@@ -2,9 +2,7 @@
  * Which failures of an HTTP connection are about authorization, as one MCP_AUTH_REQUIRED
  * error naming the command to run. Everything else is left to the generic mapping.
  */
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import { IssuerMismatchError, OAuthError, SdkErrorCode, SdkHttpError, UnauthorizedError } from '@modelcontextprotocol/client';
 import { BerryError, isBerryError, OAuthEndpointError, type BerryErrorCode } from '../common/errors.js';
 
 export function authRequiredError(server: string, detail = 'it needs sign-in'): BerryError {
@@ -28,12 +26,18 @@ export function mapAuthError(
   duringSignIn = false,
 ): BerryError | undefined {
   if (isBerryError(error)) return OWN_CODES.has(error.code) || error instanceof OAuthEndpointError ? error : undefined;
+  // The SDK's own RFC 8414 / RFC 9207 checks (berry-mcp's run first; see issuer-check.ts).
+  if (error instanceof IssuerMismatchError) {
+    const where = error.kind === 'metadata' ? 'authorization server metadata names' : 'sign-in redirect came with';
+    const rule = error.kind === 'metadata' ? 'RFC 8414 §3.3' : 'RFC 9207';
+    return new BerryError('MCP_AUTH_ISSUER_MISMATCH', redact(`Server "${server}": OAuth mix-up refused: the ${where} issuer ${JSON.stringify(String(error.received).slice(0, 200))}, not ${error.expected ?? '?'} (${rule}).`));
+  }
   if (error instanceof UnauthorizedError) return authRequiredError(server, 'the server refused the credentials');
-  if (error instanceof StreamableHTTPError && (error.code === 401 || error.code === 403)) {
-    return authRequiredError(server, error.code === 403 ? 'the server wants more scopes than were granted' : 'the server refused the token');
+  if (error instanceof SdkHttpError && (error.code === SdkErrorCode.ClientHttpAuthentication || error.code === SdkErrorCode.ClientHttpForbidden)) {
+    return authRequiredError(server, error.status === 403 ? 'the server wants more scopes than were granted' : 'the server refused the token');
   }
   if (error instanceof OAuthError) {
-    return authRequiredError(server, `sign-in failed: ${redact(`${error.errorCode}${error.message ? `: ${error.message}` : ''}`).slice(0, 300)}`);
+    return authRequiredError(server, `sign-in failed: ${redact(`${error.code}${error.message ? `: ${error.message}` : ''}`).slice(0, 300)}`);
   }
   if (duringSignIn && error instanceof Error && !isBerryError(error)) {
     return authRequiredError(server, `sign-in failed: ${redact(error.message).slice(0, 300)}`);

@@ -7,7 +7,7 @@
  * The body is handed on as the global `Response`: undici's own fails the SDK's
  * `instanceof Response`, which turned the server's OAuth error into "Raw body: [object Response]".
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { onAbort } from '../common/abort.js';
 import { CancelledError, OAuthEndpointError } from '../common/errors.js';
 

@@ -5,9 +5,7 @@
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
 import type { Machine } from '../machine/index.js';
 import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
@@ -51,6 +49,7 @@ export class OAuthSession implements OAuthClientProvider {
   #state: string | undefined;
   #verifier: string | undefined;
   #pending: Promise<string> | undefined;
+  #redirectIss: string | undefined;
   #completing: Promise<void> | undefined;
   #authStarted = false;
   #redactor: (text: string) => string = (text) => text;
@@ -173,7 +172,10 @@ export class OAuthSession implements OAuthClientProvider {
     if (this.#pending) return;
     askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
     const expected = issuerExpectation(this.#record?.discovery);
-    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => checkRedirectIssuer(this.#options.server, iss, expected));
+    const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
+      checkRedirectIssuer(this.#options.server, iss, expected);
+      this.#redirectIss = iss ?? undefined; // the SDK checks it again at the code exchange
+    });
     this.#pending = pending;
     // The port is needed only until the redirect (or the timeout): then it is closed.
     pending.then(
@@ -204,16 +206,15 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   /**
-   * Waits for the redirect of the sign-in the SDK started and hands its code to `exchange` (the
-   * transport's finishAuth). Callers that meet the same sign-in share one wait and one exchange;
-   * the listener closes once it is done.
+   * Waits for the redirect of the sign-in the SDK started and hands its code and `iss` to `exchange`
+   * (finishAuth). Callers of the same sign-in share one wait and exchange; then the listener closes.
    */
-  completeSignIn(exchange: (code: string) => Promise<void>): Promise<void> {
+  completeSignIn(exchange: (code: string, iss: string | undefined) => Promise<void>): Promise<void> {
     const pending = this.#pending;
     if (!pending) return Promise.reject(authRequiredError(this.#options.server));
     if (!this.#completing) {
       const release = this.#listener?.hold();
-      const completing = (async () => exchange(await pending))().finally(() => {
+      const completing = (async () => exchange(await pending, this.#redirectIss))().finally(() => {
         release?.();
         if (this.#pending === pending) this.#pending = undefined;
         if (this.#completing === completing) this.#completing = undefined;

@@ -3,10 +3,9 @@
  * a refresh token another process already spent is never sent again; it takes that process's
  * new tokens instead.
  */
-import { refreshAuthorization, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { OAuthError, ServerError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
-import type { OAuthClientInformationMixed } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { OAuthError, OAuthErrorCode, refreshAuthorization, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { isBerryError } from '../common/errors.js';
 import { checkMetadataIssuer } from './issuer-check.js';
 import type { SignInRecord, StoredTokens } from './token-store.js';
@@ -77,7 +76,7 @@ export function refreshUnderLock(context: RefreshContext, staleAccessToken: stri
       return stored;
     } catch (error) {
       if (isBerryError(error)) throw error;
-      if (error instanceof OAuthError && !(error instanceof ServerError)) await context.update(dropTokens);
+      if (error instanceof OAuthError && error.code !== OAuthErrorCode.ServerError) await context.update(dropTokens);
       return undefined;
     }
   });

@@ -4,7 +4,7 @@
  * bounds. A 401 to a request that carried our access token gets one refresh (under the lock) and
  * one retry; when no fresh token can be had, the 401 goes to the SDK, which starts a sign-in.
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { isBerryError } from '../common/errors.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
 import type { StoredTokens } from './token-store.js';

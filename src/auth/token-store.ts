@@ -6,8 +6,8 @@
  * created exclusively (O_EXCL, which never follows a symlink) and renamed over the record.
  */
 import { createHash } from 'node:crypto';
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import type { Machine } from '../machine/index.js';
 import { replaceFile } from '../machine/replace-file.js';
 import { withFileLock, type LockOptions } from './lock.js';

@@ -16,6 +16,10 @@ export type BerryErrorCode =
   | 'MCP_TRANSPORT_CLOSED'
   | 'MCP_SESSION_EXPIRED'
   | 'MCP_PROTOCOL_ERROR'
+  | 'MCP_PROTOCOL_VERSION_UNSUPPORTED'
+  | 'MCP_HEADER_MISMATCH'
+  | 'MCP_CAPABILITY_MISSING'
+  | 'MCP_INPUT_UNSUPPORTED'
   | 'MCP_AUTH_REQUIRED'
   | 'MCP_AUTH_RESPONSE_TOO_LARGE'
   | 'MCP_AUTH_ISSUER_MISMATCH'
@@ -180,6 +184,25 @@ export class ProtocolError extends BerryError {
   constructor(message: string, rpcCode?: number, options?: BerryErrorOptions) {
     super('MCP_PROTOCOL_ERROR', message, options);
     this.rpcCode = rpcCode;
+  }
+}
+
+/**
+ * The server and berry-mcp share no protocol revision (JSON-RPC -32022, or a failed era
+ * negotiation): the message names what each side speaks.
+ */
+export class ProtocolVersionError extends BerryError {
+  readonly server: string;
+  /** The revisions the server said it supports; empty when it did not say. */
+  readonly serverVersions: readonly string[];
+  /** The revisions berry-mcp offered (one when the entry pins `protocol`). */
+  readonly clientVersions: readonly string[];
+
+  constructor(message: string, details: { server: string; serverVersions: readonly string[]; clientVersions: readonly string[] }, options?: BerryErrorOptions) {
+    super('MCP_PROTOCOL_VERSION_UNSUPPORTED', message, options);
+    this.server = details.server;
+    this.serverVersions = details.serverVersions;
+    this.clientVersions = details.clientVersions;
   }
 }
 

@@ -6,6 +6,7 @@ export {
   EnvVarMissingError,
   OAuthEndpointError,
   ProtocolError,
+  ProtocolVersionError,
   SandboxUnavailableError,
   ServerStartError,
   TransportClosedError,

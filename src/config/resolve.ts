@@ -12,6 +12,7 @@ import { serverConfigError, type Problem } from './problems.js';
 import { resolveSandbox } from './resolve-sandbox.js';
 import type { ResolvedHttpConfig, ResolvedOAuthConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
 import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate.js';
+import type { ProtocolSetting } from './protocol.js';
 
 export const MAX_INIT_TIMEOUT_MS = 30_000;
 const MIN_SECRET_LENGTH = 4;
@@ -101,9 +102,10 @@ function resolveStdio(
     ...(sandbox ? { sandbox } : {}),
     timeoutMs,
     initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+    protocol: entry.protocol,
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
     // The sandbox block (its private home included) is part of what a shared connection must match.
-    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs, ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}) }),
+    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs, ...protocolKey(entry.protocol), ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}) }),
     secrets: secretsOf(env.record, expand.substituted),
     display: [entry.command, ...entry.args].join(' '),
   });
@@ -144,8 +146,9 @@ function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Pro
     ...(oauth ? { oauth } : {}),
     timeoutMs,
     initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+    protocol: entry.protocol,
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
-    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs, ...(oauth ? { oauth: { ...oauth } } : {}) }),
+    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs, ...protocolKey(entry.protocol), ...(oauth ? { oauth: { ...oauth } } : {}) }),
     secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
     display: entry.url,
   });
@@ -245,4 +248,9 @@ function missingVariablesError(file: string, server: string, missing: ReadonlySe
     `Server ${JSON.stringify(server)}: ${what} not set on the target machine (used in ${file}). Set ${names.length === 1 ? 'it' : 'them'} or edit the entry.`,
     { names, server, file },
   );
+}
+
+// `auto` is left out so fingerprints (and saved catalogs) of entries written before `protocol` stay.
+function protocolKey(protocol: ProtocolSetting): { protocol?: string } {
+  return protocol === 'auto' ? {} : { protocol };
 }

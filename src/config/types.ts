@@ -4,6 +4,7 @@
 import type { ConfigError, EnvVarMissingError } from '../common/errors.js';
 import type { Machine } from '../machine/machine.js';
 import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
+import type { ProtocolSetting } from './protocol.js';
 
 export interface LoadConfigOptions {
   /** The machine that owns the file, the `${VAR}` values, the home directory and the servers. */
@@ -54,6 +55,8 @@ export interface ResolvedCommon {
   readonly timeoutMs: number;
   /** Initialization deadline: `min(timeoutMs, 30000)`. */
   readonly initTimeoutMs: number;
+  /** The entry's `protocol`: probe the era (`auto`) or speak one revision. @default 'auto' */
+  readonly protocol: ProtocolSetting;
   /**
    * Hex SHA-256 of the canonical resolved entry, name excluded: equal fingerprints may share a
    * connection. An in-process key only; never show it.

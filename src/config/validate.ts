@@ -8,11 +8,13 @@ import type { Problem } from './problems.js';
 import type { ToolFilter } from './types.js';
 import { validateOAuthBlock, type ValidOAuthBlock } from './validate-oauth.js';
 import { validateSandboxBlock, type ValidSandboxBlock } from './validate-sandbox.js';
+import { protocolProblem, type ProtocolSetting } from './protocol.js';
 
 interface ValidCommon {
   readonly name: string;
   readonly enabled: boolean;
   readonly timeoutMs: number;
+  readonly protocol: ProtocolSetting;
   readonly toolFilter?: ToolFilter;
   /** JSON path of the entry, e.g. `$.mcpServers.docs`. */
   readonly jsonPath: string;
@@ -44,7 +46,7 @@ export type EntryValidation =
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
+const ALLOWED_KEYS = 'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
@@ -111,6 +113,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   let sandbox: ValidSandboxBlock | undefined;
   let enabled = true;
   let timeoutS = DEFAULT_TIMEOUT_S;
+  let protocol: ProtocolSetting = 'auto';
   let toolFilter: ToolFilter | undefined;
 
   for (const key of Object.keys(raw)) {
@@ -175,6 +178,12 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
           report(path, `must be a number of seconds greater than 0 and at most ${MAX_TIMEOUT_S}, got ${got}`);
         }
         break;
+      case 'protocol': {
+        const problem = protocolProblem(value);
+        if (problem === undefined) protocol = value as ProtocolSetting;
+        else report(path, problem);
+        break;
+      }
       case 'type': {
         const problem = typeProblem(value, kind);
         if (problem !== undefined) report(path, problem);
@@ -202,7 +211,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   problems.push(...extra);
   if (problems.length > 0 || kind === undefined) return { ok: false, problems };
   const timeoutMs = Math.max(1, Math.round(timeoutS * 1000));
-  const common = { name, enabled, timeoutMs, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
+  const common = { name, enabled, timeoutMs, protocol, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
   const entry: ValidEntry =
     kind === 'stdio' ? { kind, ...common, command, args, env, cwd, sandbox: sandbox?.mode === 'off' ? undefined : sandbox } : { kind, ...common, url, headers, oauth };
   return { ok: true, entry };

@@ -3,7 +3,7 @@
  * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt` take and return. `typings/berry-mcp.d.ts` declares the same names for
  * editors; test/typings checks that the two stay in step.
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
 import type { BerryErrorCode } from '../common/errors.js';
 import type { ElicitationHandler } from './handlers.js';
 

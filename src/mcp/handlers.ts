@@ -1,5 +1,5 @@
 /** Callbacks through which servers' own requests reach the embedder (not part of the script contract). */
-import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest, ElicitResult } from '@modelcontextprotocol/client';
 
 /** The params of an `elicitation/create` request, as the MCP spec defines them (form or URL mode). */
 export type ElicitationParams = ElicitRequest['params'];

@@ -24,6 +24,7 @@ import type { ElicitationHandler } from './handlers.js';
 import { byteLimit, safeSink, startBackoffOf, type McpHostOptions } from './host-options.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool/pool.js';
+import { EraMemory } from './connection/era.js';
 import type { StartBackoff } from './pool/start-backoff.js';
 import { MachineRelease, throwIfCancelled } from './machine-release.js';
 import type { OperationContext, Prepared } from './operations/context.js';
@@ -61,6 +62,8 @@ export class MachineHost implements McpHost {
   readonly #observed: ObservedTypes;
   /** Servers that failed to start, not started again before their time (docs/reliability.md). */
   readonly #backoff: StartBackoff;
+  /** The era each connection key negotiated: probed once, adopted by its reconnects. */
+  readonly #eras = new EraMemory();
   /** Catalog saves and background refreshes: close() lets them finish. */
   readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
@@ -181,6 +184,7 @@ export class MachineHost implements McpHost {
             secrets: secretsOfServers(prepared.loaded.servers),
             auth: this.#auth,
             onElicitation: this.#onElicitation,
+            era: { memory: this.#eras, key },
             signal: connectSignal,
           });
           this.#backoff.succeeded(key);

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/common/errors.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, slotOf, stdioOf } from './load-helpers.js';
 
-const ALLOWED = 'Allowed keys: command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, enabledTools, disabledTools (both)';
+const ALLOWED = 'Allowed keys: command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
 
 describe('config/validate', () => {
   let tree: TempTree;

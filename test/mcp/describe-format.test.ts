@@ -1,6 +1,6 @@
 // The pure parts of discovery: schema → one-line TypeScript, catalog lines, closest names, paging.
 import assert from 'node:assert/strict';
-import { McpError, ErrorCode, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as McpError, ProtocolErrorCode as ErrorCode, type Tool } from '@modelcontextprotocol/client';
 import { closestFirst, nameList } from '../../src/common/closest-names.js';
 import { promptLine, resourceLine, toolLine, typeText } from '../../src/mcp/catalog/describe-format.js';
 import { listAllPages } from '../../src/mcp/catalog/list-pages.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as McpError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/failures.js';
 
 const context: ErrorContext = {
@@ -16,10 +16,10 @@ describe('map-error', () => {
     assert.equal(said.code, 'MCP_PROTOCOL_ERROR');
     assert.equal((said as { rpcCode?: number }).rpcCode, -32602);
     assert.match(said.message, /server "docs" \(tools\/call "search"\) returned error -32602: Unknown tool: \*\*\*/);
-    assert.equal(mapSdkError(new McpError(-32001, 'Request timed out', { timeout: 60_000 }), context).code, 'MCP_TIMEOUT');
-    // The same code from the server itself is its answer, not our timeout.
+    assert.equal(mapSdkError(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: 60_000 }), context).code, 'MCP_TIMEOUT');
+    // The old timeout code from the server itself is its answer, not our timeout.
     assert.equal(mapSdkError(new McpError(-32001, 'Request timed out'), context).code, 'MCP_PROTOCOL_ERROR');
-    assert.equal(mapSdkError(new McpError(-32000, 'Connection closed'), context).code, 'MCP_TRANSPORT_CLOSED');
+    assert.equal(mapSdkError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), context).code, 'MCP_TRANSPORT_CLOSED');
     const network = mapSdkError(new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') }), context);
     assert.equal(network.code, 'MCP_TRANSPORT_CLOSED');
     assert.match(network.message, /fetch failed: connect ECONNREFUSED/);
@@ -28,10 +28,11 @@ describe('map-error', () => {
   it('blames the right party: only a transport that really ended is MCP_TRANSPORT_CLOSED', () => {
     const open = { ...context, transportClosed: () => false };
     const ended = { ...context, transportClosed: () => true };
-    // -32000 is also a code servers use: without a closed transport it is the server's answer.
-    const serverSaid = mapSdkError(new McpError(-32000, 'Connection closed'), open);
+    // -32000 "Connection closed" from a server is its answer; the SDK's own close needs an ended transport.
+    const serverSaid = mapSdkError(new McpError(-32000, 'Connection closed'), ended);
     assert.equal(serverSaid.code, 'MCP_PROTOCOL_ERROR');
-    assert.equal(mapSdkError(new McpError(-32000, 'Connection closed'), ended).code, 'MCP_TRANSPORT_CLOSED');
+    assert.equal(mapSdkError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), open).code, 'MCP_PROTOCOL_ERROR');
+    assert.equal(mapSdkError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), ended).code, 'MCP_TRANSPORT_CLOSED');
     // Unknown failures take the least destructive class: this call failed, the connection lives.
     const unknown = mapSdkError(new Error('something odd\non two lines'), open);
     assert.equal(unknown.code, 'MCP_PROTOCOL_ERROR');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as McpError } from '@modelcontextprotocol/client';
 import { mapSdkError, type ErrorContext } from '../../src/mcp/connection/failures.js';
 import { isSessionExpired } from '../../src/mcp/connection/failures.js';
 import { HttpStatusError, STREAM_LOST_MARK } from '../../src/transport/index.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import ts from 'typescript';
 import { isBerryError } from '../../src/common/errors.js';
 import { generateTypings, type TypingsServerInput } from '../../src/mcp/typings/index.js';

@@ -6,7 +6,7 @@
  * target, so a reader never sees half a file).
  */
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { Machine } from '../../machine/index.js';
 import { replaceFile } from '../../machine/replace-file.js';
 

@@ -4,7 +4,7 @@
  * each property's description; a server's catalog carries every tool's call signature with nested
  * types, plus its resources, resource templates and prompts.
  */
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { TaskSupport, ToolDescription } from '../contract.js';
 import { observedText, type Observation } from './observed-types/observation.js';
 import { summarize } from './summarize.js';

@@ -3,7 +3,7 @@
  * dropped (first wins), a cursor loop ends the listing, and a cursor the server rejects restarts
  * the listing once from the first page.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as RpcError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import { ProtocolError } from '../../common/errors.js';
 
 /** A server that pages a list forever must not hang discovery. */
@@ -80,8 +80,8 @@ async function walk<T>(
 
 /** JSON-RPC -32602, as the SDK threw it or as the connection mapped it. */
 function isInvalidParams(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.InvalidParams;
-  return error instanceof ProtocolError && error.rpcCode === ErrorCode.InvalidParams;
+  if (error instanceof RpcError) return error.code === ProtocolErrorCode.InvalidParams;
+  return error instanceof ProtocolError && error.rpcCode === ProtocolErrorCode.InvalidParams;
 }
 
 /** `ttlMs` as a server may put it in a list result's `_meta` (a positive number of milliseconds). */

@@ -2,10 +2,11 @@
  * One connection's live catalog: tools, prompts, resources and resource templates, each listed to
  * the end on first use and cached until the server says the list changed.
  */
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
 import { SharedWork } from '../../common/shared-work.js';
+import { withoutInvalidHeaders } from './header-annotations.js';
 
 export type ListKind = 'tools' | 'prompts' | 'resources' | 'resourceTemplates';
 
@@ -30,6 +31,10 @@ export interface CatalogHost {
   /** Runs one request with the entry's timeout; failures become typed errors. */
   send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal): Promise<T>;
   readonly config: { readonly name: string };
+  /** True on a 2026-07-28 Streamable HTTP connection: tool parameters may travel as headers. */
+  readonly mirrorsHeaders: boolean;
+  /** Says why a listed item was left out. */
+  warn(message: string): void;
 }
 
 interface Entry<T> {
@@ -100,32 +105,31 @@ export class ServerCatalog {
 
   async #supportsOrEmpty<K extends ListKind>(kind: K, signal: AbortSignal): Promise<Listing<Item[K]>> {
     if (!this.supports(kind)) return { items: [], truncated: false };
-    return listAllPages(
+    const listing = await listAllPages(
       (cursor) => this.#page(kind, cursor, signal) as Promise<Page<Item[K]>>,
       (item) => ('uriTemplate' in item ? item.uriTemplate : 'uri' in item ? item.uri : item.name) as string,
     );
+    if (kind !== 'tools' || !this.#host.mirrorsHeaders) return listing;
+    const { tools, warnings } = withoutInvalidHeaders(listing.items as Tool[]);
+    for (const warning of warnings) this.#host.warn(warning);
+    return { ...listing, items: tools as Item[K][] };
   }
 
+  // Pages are asked for one by one (list-pages.ts walks them): the SDK's list helpers would walk
+  // them themselves and keep a cache of their own.
   async #page(kind: ListKind, cursor: string | undefined, signal: AbortSignal): Promise<Page<unknown>> {
     const params = cursor === undefined ? {} : { cursor };
     const client = this.#host.client;
-    switch (kind) {
-      case 'tools': {
-        const r = await this.#host.send('tools/list', (o) => client.listTools(params, o), signal);
-        return { items: r.tools, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
-      }
-      case 'prompts': {
-        const r = await this.#host.send('prompts/list', (o) => client.listPrompts(params, o), signal);
-        return { items: r.prompts, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
-      }
-      case 'resources': {
-        const r = await this.#host.send('resources/list', (o) => client.listResources(params, o), signal);
-        return { items: r.resources, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
-      }
-      case 'resourceTemplates': {
-        const r = await this.#host.send('resources/templates/list', (o) => client.listResourceTemplates(params, o), signal);
-        return { items: r.resourceTemplates, nextCursor: r.nextCursor, ttlMs: ttlOf(r) };
-      }
-    }
+    const { method, field } = LIST[kind];
+    const r = (await this.#host.send(method, (o) => client.request({ method, params }, o), signal)) as unknown as Record<string, unknown> & { nextCursor?: string };
+    const items = Array.isArray(r[field]) ? (r[field] as unknown[]) : [];
+    return { items, nextCursor: r.nextCursor, ttlMs: ttlOf(r as { _meta?: Record<string, unknown> }) };
   }
 }
+
+const LIST = {
+  tools: { method: 'tools/list', field: 'tools' },
+  prompts: { method: 'prompts/list', field: 'prompts' },
+  resources: { method: 'resources/list', field: 'resources' },
+  resourceTemplates: { method: 'resources/templates/list', field: 'resourceTemplates' },
+} as const;

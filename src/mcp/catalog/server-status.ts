@@ -1,5 +1,5 @@
 /** A server's entry in `mcp_list`, from its whole tool list (live or saved) and its filter. */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ServerSlot, ToolFilter } from '../../config/index.js';
 import type { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../machine/index.js';

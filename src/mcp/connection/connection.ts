@@ -1,5 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { closeHttpTransport, type StdioDiagnostics } from '../../transport/index.js';
 import type { OAuthSession } from '../../auth/index.js';
@@ -8,6 +7,7 @@ import { ServerCatalog } from '../catalog/server-catalog.js';
 import type { RequestOwners } from './request-owners.js';
 import { callTool, send, type CallOptions, type RequestTarget } from './requests.js';
 import type { Wire } from './wire.js';
+import type { ProgressTaps } from './task-progress.js';
 
 export type { CallOptions };
 
@@ -23,13 +23,17 @@ export class ServerConnection implements RequestTarget {
   onDead: (() => void) | undefined;
   readonly wire: Wire;
   readonly session: OAuthSession | undefined;
-  readonly #log: LogSink;
+  readonly log: LogSink;
+  /** The revisions this connection offered: both, or the one its entry pins. */
+  readonly offered: readonly string[];
   #dead = false;
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   transportEnded = false;
   #closing: Promise<void> | undefined;
   /** Tools, prompts and resources, cached until the server's list_changed notifications. */
   readonly catalog: ServerCatalog = new ServerCatalog(this);
+  /** Progress of task calls, by their own progress token (task-progress.ts). */
+  readonly taskProgress: ProgressTaps = new Map();
   /** Whose elicitation handler answers a server request (the caller of the request it came with). */
   readonly owners: RequestOwners;
 
@@ -41,12 +45,14 @@ export class ServerConnection implements RequestTarget {
     redact: (text: string) => string,
     session: OAuthSession | undefined,
     owners: RequestOwners,
+    offered: readonly string[],
   ) {
+    this.offered = offered;
     this.owners = owners;
     this.config = config;
     this.client = client;
     this.wire = wire;
-    this.#log = log;
+    this.log = log;
     this.redact = redact;
     this.session = session;
   }
@@ -55,8 +61,21 @@ export class ServerConnection implements RequestTarget {
     return this.#dead;
   }
 
+  /** The negotiated revision, e.g. `2026-07-28` (found by server/discover) or `2025-11-25` (initialize). */
   get protocolVersion(): string | undefined {
-    return this.wire.transport.protocolVersion;
+    return this.client.getNegotiatedProtocolVersion();
+  }
+
+  get mirrorsHeaders(): boolean {
+    return this.wire.kind === 'http' && this.client.getProtocolEra() === 'modern';
+  }
+
+  warn(message: string): void {
+    this.log({ server: this.config.name, kind: 'error', message });
+  }
+
+  toolNamed(name: string): Tool | undefined {
+    return this.catalog.toolNamed(name);
   }
 
   /** What a stdio transport knows about its process (exit, stderr tail); undefined over HTTP. */
@@ -87,7 +106,7 @@ export class ServerConnection implements RequestTarget {
   markDead(reason: string): void {
     if (this.#dead) return;
     this.#dead = true;
-    if (!this.#closing) this.#log({ server: this.config.name, kind: 'closed', message: `connection lost: ${reason}` });
+    if (!this.#closing) this.log({ server: this.config.name, kind: 'closed', message: `connection lost: ${reason}` });
     this.onDead?.();
     // Reap the process group and pipes even when the server died on its own.
     void this.close(reason);
@@ -105,7 +124,7 @@ export class ServerConnection implements RequestTarget {
       }
       // A sign-in in progress belongs to whoever waits for it (open or withSignIn), which ends it.
       if (!this.session?.pendingSignIn) await this.session?.close();
-      this.#log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
+      this.log({ server: this.config.name, kind: 'closed', message: `closed (${reason})` });
     })();
     return this.#closing;
   }

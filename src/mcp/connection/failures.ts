@@ -2,9 +2,8 @@
  * What a failed request means, in one classifier: mapSdkError turns whatever the SDK threw into a
  * BerryError blaming the right party, with the HTTP reading (mapHttpError) as one of its cases.
  */
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as RpcError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { BerryError, CallTimeoutError, ProtocolError, TransportClosedError, isBerryError } from '../../common/errors.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HttpStatusError, STREAM_LOST_MARK } from '../../transport/index.js';
 
 export interface ErrorContext {
@@ -16,8 +15,8 @@ export interface ErrorContext {
   /** Exit and stderr details of a stdio server, when its connection closed. */
   readonly closedDetail: () => string;
   /**
-   * True once the transport itself has ended (process gone, stdout closed, transport closed). The
-   * SDK uses -32000 for its own "Connection closed", a code servers may send too.
+   * True once the transport itself has ended (process gone, stdout closed, transport closed): a
+   * request the SDK failed as "Connection closed" died with it.
    */
   readonly transportClosed?: () => boolean;
 }
@@ -49,30 +48,32 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   const http = mapHttpError(error, context);
   if (http) return http;
   const where = `server "${context.server}" (${context.operation})`;
-  if (error instanceof McpError) {
-    const closed = context.transportClosed?.() ?? /^MCP error -32000: Connection closed$/.test(error.message);
-    if (error.code === ErrorCode.ConnectionClosed && closed) {
-      const detail = context.closedDetail();
-      return new TransportClosedError(
-        `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` +
-          'The call was not retried; the next operation reconnects.',
-        detail,
-        { cause: error },
-      );
-    }
-    // The SDK's own timeout carries `data.timeout`; a server may answer -32001 for reasons of its own.
-    if (error.code === ErrorCode.RequestTimeout && typeof (error.data as { timeout?: unknown } | undefined)?.timeout === 'number') {
-      return new CallTimeoutError(
-        `${where} did not answer within ${context.timeoutMs / 1000} s (no progress either). ` +
-          'Raise "timeout" for this server in mcp.json if the tool is slow.',
-        context.timeoutMs,
-        { cause: error },
-      );
-    }
+  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed && (context.transportClosed?.() ?? true)) {
+    const detail = context.closedDetail();
+    return new TransportClosedError(
+      `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` +
+        'The call was not retried; the next operation reconnects.',
+      detail,
+      { cause: error },
+    );
+  }
+  // The SDK's own timeout; a server answering -32001 is a server error like any other.
+  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+    return new CallTimeoutError(
+      `${where} did not answer within ${context.timeoutMs / 1000} s (no progress either). ` +
+        'Raise "timeout" for this server in mcp.json if the tool is slow.',
+      context.timeoutMs,
+      { cause: error },
+    );
+  }
+  if (error instanceof RpcError) {
     return new ProtocolError(
       `${where} returned error ${error.code}: ${context.redact(oneLine(stripMcpPrefix(error.message)))}`,
       error.code,
     );
+  }
+  if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
+    return new ProtocolError(`${where} returned a malformed result: ${context.redact(resultIssues(error.message))}. The connection stays open.`);
   }
   const issues = zodIssues(error);
   if (issues !== undefined) {
@@ -89,15 +90,18 @@ function stripMcpPrefix(message: string): string {
   return message.replace(/^(MCP error -?\d+: )+/, '');
 }
 
-function oneLine(text: string, max = 500): string {
+export function oneLine(text: string, max = 500): string {
   const line = text.replace(/\s*\n\s*/g, ' ');
   return line.length > max ? `${line.slice(0, max)}…` : line;
 }
 
-/** A zod validation failure as one line ("content: expected array, received string"), else undefined. */
 function zodIssues(error: unknown): string | undefined {
   if (!(error instanceof Error) || !/ZodError/.test(error.name)) return undefined;
-  const issues = (error as { issues?: unknown }).issues;
+  return issueLine((error as { issues?: unknown }).issues);
+}
+
+/** zod issues as one line ("content: expected array, received string"), else undefined. */
+function issueLine(issues: unknown): string | undefined {
   if (!Array.isArray(issues)) return undefined;
   const parts = issues.slice(0, 3).map((issue: { path?: unknown; message?: unknown }) => {
     const path = Array.isArray(issue.path) && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
@@ -105,6 +109,16 @@ function zodIssues(error: unknown): string | undefined {
   });
   if (issues.length > 3) parts.push(`and ${issues.length - 3} more`);
   return oneLine(parts.join('; ') || 'does not match the MCP schema');
+}
+
+/** The SDK writes a result's schema issues as JSON after "Invalid result for METHOD: ": one line of them. */
+function resultIssues(message: string): string {
+  const text = message.replace(/^Invalid result for [^:]+: /, '');
+  try {
+    return issueLine(JSON.parse(text) as unknown) ?? oneLine(text);
+  } catch {
+    return oneLine(text);
+  }
 }
 
 function isDeadTransport(error: unknown): boolean {
@@ -160,9 +174,10 @@ export function isSessionExpired(error: unknown): boolean {
 }
 
 /** The HTTP-specific reading of `error`, or undefined when it is not an HTTP matter. */
-export function mapHttpError(error: unknown, context: ErrorContext): BerryError | undefined {
+export function mapHttpError(failure: unknown, context: ErrorContext): BerryError | undefined {
   const where = `server "${context.server}" (${context.operation})`;
-  if (error instanceof McpError && isStreamLost(error)) {
+  const error = fromSdkHttpError(failure);
+  if (error instanceof RpcError && isStreamLost(error)) {
     return new TransportClosedError(
       `${where}: ${context.redact(error.message.replace(/^MCP error -?\d+: /, ''))}. The call was not retried; the session stays open.`,
       '',
@@ -189,14 +204,25 @@ export function mapHttpError(error: unknown, context: ErrorContext): BerryError 
       { cause: error },
     );
   }
-  if (error instanceof StreamableHTTPError && error.code === -1) {
+  if (error instanceof SdkError && (error.code === SdkErrorCode.ClientHttpUnexpectedContent || error.code === SdkErrorCode.ClientHttpFailedToOpenStream)) {
     return new BerryError('MCP_PROTOCOL_ERROR', `${where}: ${context.redact(error.message)}. This call failed.`, { cause: error });
   }
   return undefined;
 }
 
+/**
+ * On the 2026-07-28 wire the SDK reads an error status itself (see mcp-fetch.ts) and throws an
+ * SdkHttpError: read as the HttpStatusError of the legacy wire (no session on that wire).
+ */
+function fromSdkHttpError(error: unknown): unknown {
+  if (!(error instanceof SdkHttpError) || error.code !== SdkErrorCode.ClientHttpNotImplemented) return error;
+  const text = error.data['text'];
+  return new HttpStatusError({ status: error.status, statusText: error.statusText ?? '', method: 'POST', hadSession: false, challenge: undefined, body: typeof text === 'string' ? text.slice(0, 2048) : '' });
+}
+
 /** An HTTP failure during initialize, in words: the status and what it likely means. */
-export function describeHttpFailure(error: unknown, redact: (text: string) => string): string | undefined {
+export function describeHttpFailure(failure: unknown, redact: (text: string) => string): string | undefined {
+  const error = fromSdkHttpError(failure);
   return error instanceof HttpStatusError ? describeHttpStatus(error, redact) : undefined;
 }
 
@@ -238,7 +264,7 @@ function hint(error: HttpStatusError): string | undefined {
 
 /** The stand-in answer for a response whose stream ended and could not be resumed. */
 export function isStreamLost(error: unknown): boolean {
-  if (!(error instanceof McpError)) return false;
+  if (!(error instanceof RpcError)) return false;
   const data = error.data as Record<string, unknown> | undefined;
   return typeof data === 'object' && data !== null && data[STREAM_LOST_MARK] === true;
 }

@@ -1,15 +1,10 @@
 /**
- * Opening a connection: the transport its entry asks for, the MCP initialize under the entry's
- * init timeout, one sign-in and reconnect when the server asks for it, and (HTTP) a short wait for
- * the GET event stream. A failed start is described by its cause (exit, stderr, timeout, status).
+ * Opening a connection: the transport its entry asks for, the era (see era.ts) and the handshake
+ * under the entry's init timeout, one sign-in and reconnect when the server asks for it, and (HTTP,
+ * 2025 era) a short wait for the GET event stream. A failed start is described by its cause (exit,
+ * stderr, timeout, status, the revisions each side speaks).
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { createRedactor, type ResolvedServerConfig } from '../../config/index.js';
 import { CancelledError, ServerStartError, type BerryError } from '../../common/errors.js';
 import { MachineStdioTransport, createHttpTransport, HttpStatusError, type StdioDiagnostics } from '../../transport/index.js';
@@ -27,6 +22,10 @@ import { ServerConnection } from './connection.js';
 import { finishSignIn } from './requests.js';
 import { tooLargeError } from './stdio-failure.js';
 import type { Wire } from './wire.js';
+import { eraPlan, type EraSlot } from './era.js';
+import { mapRevisionError } from './revision-errors.js';
+import { listenForChanges } from './listen-stream.js';
+import { isTappedProgressNoise, tapTaskProgress } from './task-progress.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: VERSION };
 /** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
@@ -46,6 +45,10 @@ export interface OpenConnectionOptions {
   readonly signedIn?: boolean;
   /** Answers the server's `elicitation/create`; without it every elicitation is declined. */
   readonly onElicitation?: ElicitationHandler | undefined;
+  /** Where the era verdict of this connection's key is kept (`"protocol": "auto"` only). */
+  readonly era?: EraSlot | undefined;
+  /** Set on the reconnect after a stdio server exited on the `server/discover` probe: speak 2025 at once. */
+  readonly probeExited?: boolean;
 }
 
 /** Opens and initializes one MCP session with the server of `options.config`. */
@@ -76,22 +79,27 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
           ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
         }) };
   const transport = wire.transport;
-  const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES });
-  const connection = new ServerConnection(config, client, wire, log, redact, session, owners);
+  const plan = eraPlan(config.protocol, config.initTimeoutMs);
+  // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
+  const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
+  const connection = new ServerConnection(config, client, wire, log, redact, session, owners, plan.offered);
   installElicitation(client, transport, config.name, owners, log);
+  tapTaskProgress(transport, connection.taskProgress);
   client.onclose = () => {
     connection.transportEnded = true;
     connection.markDead('transport closed');
   };
   client.onerror = (error) => {
     if (isSessionExpired(error)) connection.markDead('session expired');
+    else if (isTappedProgressNoise(error)) return;
     // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
     else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
   };
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => connection.catalog.invalidate('tools'));
-  client.setNotificationHandler(PromptListChangedNotificationSchema, () => connection.catalog.invalidate('prompts'));
-  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => connection.catalog.invalidate('resources'));
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+  // 2026-07-28 delivers these on the subscriptions/listen stream (listen-stream.ts), 2025 unsolicited.
+  client.setNotificationHandler('notifications/tools/list_changed', () => connection.catalog.invalidate('tools'));
+  client.setNotificationHandler('notifications/prompts/list_changed', () => connection.catalog.invalidate('prompts'));
+  client.setNotificationHandler('notifications/resources/list_changed', () => connection.catalog.invalidate('resources'));
+  client.setNotificationHandler('notifications/message', (notification) => {
     const data = notification.params.data;
     log({
       server: config.name,
@@ -108,13 +116,19 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   let signIn = false;
   // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
   if (session && options.signedIn) session.signInAllowed = false;
+  const prior = options.probeExited ? { kind: 'legacy' as const } : config.protocol === 'auto' ? options.era?.memory.get(options.era.key) : undefined;
+  let probeExited = false;
   try {
-    await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal });
+    await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal, ...(prior ? { prior } : {}) });
     if (session) session.signInAllowed = true;
   } catch (error) {
     const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
     if (session?.pendingSignIn && !options.signedIn) {
       signIn = true;
+    } else if (!prior && exitedOnProbe(connection, error)) {
+      // A server whose SDK exits on any request before initialize: a legacy one. Start it again.
+      probeExited = true;
+      await connection.close('exited on the server/discover probe');
     } else if (authError) {
       await connection.close('authorization required');
       throw authError;
@@ -129,6 +143,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     clearTimeout(timer);
     forget?.();
   }
+  if (probeExited) return openConnection({ ...options, probeExited: true });
   if (signIn) {
     // The SDK sent the user to the authorization URL: wait for the redirect, exchange the code,
     // and connect again with the new token.
@@ -142,9 +157,15 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     }
     return openConnection({ ...options, signedIn: true });
   }
+  const era = client.getProtocolEra();
+  if (config.protocol === 'auto' && !prior && options.era) {
+    const discover = client.getDiscoverResult();
+    options.era.memory.set(options.era.key, era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' });
+  }
+  if (era === 'modern') listenForChanges(connection);
   if (wire.kind === 'stdio') {
     log({ server: config.name, kind: 'spawned', message: `spawned pid ${wire.diagnostics.pid ?? '?'}` });
-  } else {
+  } else if (era !== 'modern') {
     // The SDK opens the GET stream without waiting for it; a first call sent before the server has
     // it loses every server request sent outside that call's POST (an elicitation, a sampling).
     if (!(await settlesWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
@@ -155,9 +176,16 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   log({
     server: config.name,
     kind: 'initialized',
-    message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}) in ${Date.now() - started} ms`,
+    message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}, ${era === 'modern' ? 'stateless, by server/discover' : 'session, by initialize'}${prior ? ', era known from an earlier connect' : ''}) in ${Date.now() - started} ms`,
   });
   return connection;
+}
+
+/** The SDK's probe ended because a stdio server's process exited (or closed stdout) while probed. */
+function exitedOnProbe(connection: ServerConnection, error: unknown): boolean {
+  const stdio = connection.stdio;
+  if (!stdio || !(error instanceof SdkError) || error.code !== SdkErrorCode.EraNegotiationFailed) return false;
+  return stdio.exit !== undefined || stdio.failure?.kind === 'stdout-closed';
 }
 
 function stdioWire(transport: MachineStdioTransport): Wire {
@@ -165,11 +193,15 @@ function stdioWire(transport: MachineStdioTransport): Wire {
 }
 
 /** Why a server failed to start, described before its transport is closed (our own kill must not read as the cause). */
-function startError(connection: ServerConnection, error: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
+function startError(connection: ServerConnection, failure: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
   const { config, redact } = connection;
+  // A probe that failed for a reason of its own (refused, reset, an HTTP status) is described by it.
+  const error = failure instanceof SdkError && failure.code === SdkErrorCode.EraNegotiationFailed && failure.cause !== undefined ? failure.cause : failure;
   const durationMs = Date.now() - started;
   if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
   if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, redact);
+  const revision = mapRevisionError(error, { server: config.name, operation: 'connect', redact, offered: connection.offered });
+  if (revision) return revision;
   const stdio: StdioDiagnostics | undefined = connection.stdio;
   const exit = stdio?.exit;
   const stderrTail = stdio ? redact(stdio.stderrTail) : '';

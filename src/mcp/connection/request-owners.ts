@@ -3,8 +3,9 @@
  * `elicitation/create` reaches only the caller whose call caused it. A connection is shared by
  * many callers (served runs of different clients): its elicitations are attributed, never guessed.
  */
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { isJsonRpcId as isId, type JsonRpcId as Id } from '../../transport/http/resumable-stream.js';
 import type { ElicitationHandler } from '../handlers.js';
 
@@ -23,10 +24,16 @@ export class RequestOwners {
   readonly #inFlight = new Map<string, Owner>();
   /** Server requests that arrived on one of our requests' response streams (HTTP), being answered. */
   readonly #related = new Map<string, string[]>();
-  #sending: Owner | undefined;
+  /** The owner of the call running now: the SDK sends a request some awaits after it was asked for. */
+  readonly #sending = new AsyncLocalStorage<Owner>();
 
   constructor(host: ElicitationHandler | undefined) {
     this.#host = host;
+  }
+
+  /** The embedder's handler: answers what no call of a caller with its own handler caused. */
+  hostHandler(): ElicitationHandler | undefined {
+    return this.#host;
   }
 
   /**
@@ -45,16 +52,10 @@ export class RequestOwners {
     };
   }
 
-  /** Runs `request`, which sends its request synchronously (the SDK's `request` does), owned by `handler`. */
+  /** Runs `request`, whose requests (sent now or after awaits) are owned by `handler`. */
   as<T>(handler: ElicitationHandler | undefined, request: () => T): T {
     if (!handler) return request();
-    const previous = this.#sending;
-    this.#sending = handler;
-    try {
-      return request();
-    } finally {
-      this.#sending = previous;
-    }
+    return this.#sending.run(handler, request);
   }
 
   /** A server request came on the response stream of our requests `related` (Streamable HTTP). */
@@ -79,9 +80,11 @@ export class RequestOwners {
 
   #outgoing(message: JSONRPCMessage): void {
     const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    // The era probe's answer is read by the SDK before the client sees messages: never in flight.
+    if (m.method === 'server/discover') return;
     // A request sent again (the HTTP transport resends after a sign-in) keeps its owner.
     if (typeof m.method === 'string' && isId(m.id)) {
-      if (!this.#inFlight.has(key(m.id))) this.#inFlight.set(key(m.id), this.#sending ?? HOST);
+      if (!this.#inFlight.has(key(m.id))) this.#inFlight.set(key(m.id), this.#sending.getStore() ?? HOST);
     } else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) {
       this.#inFlight.delete(key(m.params.requestId));
     } else if (m.method === undefined && isId(m.id)) {

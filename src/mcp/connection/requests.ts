@@ -3,8 +3,7 @@
  * progress and a hard deadline), the sign-in a request may meet, and CallScope, the one deadline
  * and abort helper of a call (task calls use it too).
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { BerryError, CallTimeoutError, CancelledError, TransportClosedError, isBerryError } from '../../common/errors.js';
 import { abortPromise, onAbort } from '../../common/abort.js';
@@ -12,10 +11,13 @@ import { authRequiredError, mapAuthError, type OAuthSession } from '../../auth/i
 import type { StdioDiagnostics } from '../../transport/index.js';
 import type { ProgressEvent } from '../contract.js';
 import type { ElicitationHandler } from '../handlers.js';
+import type { LogSink } from '../log.js';
 import { isStreamLost, mapSdkError } from './failures.js';
 import type { RequestOwners } from './request-owners.js';
 import { RequestSignal } from './request-signal.js';
 import { closedDetail, tooLargeError } from './stdio-failure.js';
+import { mapRevisionError } from './revision-errors.js';
+import { answerInputRounds } from './input-rounds.js';
 import type { Wire } from './wire.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
@@ -40,6 +42,11 @@ export interface RequestTarget {
   readonly wire: Wire;
   readonly stdio: StdioDiagnostics | undefined;
   readonly transportEnded: boolean;
+  readonly log: LogSink;
+  /** The revisions this connection offered: both, or the one its entry pins. */
+  readonly offered: readonly string[];
+  /** The listed tool of that name, if the tool list is settled (Mcp-Param-* headers need its schema). */
+  toolNamed(name: string): Tool | undefined;
   markDead(reason: string): void;
 }
 
@@ -84,7 +91,7 @@ export async function finishSignIn(target: RequestTarget, signal: AbortSignal | 
   const { session, wire } = target;
   if (!session || wire.kind !== 'http') throw authRequiredError(target.config.name);
   // Shared with other requests that met the same sign-in: this caller's abort ends only its wait.
-  const completing = session.completeSignIn((code) => wire.transport.finishAuth(code));
+  const completing = session.completeSignIn((code, iss) => wire.transport.finishAuth(code, iss));
   try {
     await (signal ? Promise.race([completing, abortPromise(signal, () => new CancelledError('The sign-in was cancelled.'))]) : completing);
   } catch (error) {
@@ -151,13 +158,15 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     );
   const onProgress = options.onProgress;
   try {
-    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => target.client.request(
-      { method: 'tools/call', params: { name: tool, arguments: args } },
-      CallToolResultSchema,
+    const definition = headerDefinition(target, tool);
+    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => answerInputRounds(target, options.onElicitation, (extra, allow) => target.client.callTool(
+      { name: tool, arguments: args, ...extra },
       {
+        ...allow,
         signal: scope.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
+        ...(definition ? { toolDefinition: definition } : {}),
         onprogress: (p) => {
           if (!scope.hasDeadline) armDeadline();
           onProgress?.({
@@ -169,13 +178,25 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
           });
         },
       },
-    )), scope.signal);
+    ), scope.signal)), scope.signal);
     return result as CallToolResult;
   } catch (error) {
     throw mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);
   } finally {
     scope.dispose();
   }
+}
+
+/**
+ * The tool's definition for the SDK's Mcp-Param-* headers (2026-07-28): its input schema only, so
+ * the SDK does not also judge the result against an outputSchema (the calls of the legacy era do not).
+ */
+function headerDefinition(target: RequestTarget, name: string): Tool | undefined {
+  if (target.client.getProtocolEra() !== 'modern') return undefined;
+  const tool = target.toolNamed(name);
+  if (!tool) return undefined;
+  const { outputSchema: _output, ...rest } = tool;
+  return rest;
 }
 
 /** A failed request as a typed error; a dead session or transport marks the connection dead. */
@@ -187,6 +208,10 @@ export function mapRequestError(target: RequestTarget, error: unknown, operation
   if (tooLarge) return tooLarge;
   const authError = target.session ? mapAuthError(error, server, redact) : undefined;
   if (authError) return authError;
+  const revision = mapRevisionError(error, { server, operation, redact, offered: target.offered });
+  // A server that stopped speaking the negotiated revision is asked again on the next operation.
+  if (revision?.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED') target.markDead('protocol revision refused');
+  if (revision) return revision;
   const mapped = mapSdkError(error, {
     server,
     operation,

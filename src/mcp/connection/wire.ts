@@ -1,4 +1,4 @@
-import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { MachineStdioTransport, StdioDiagnostics } from '../../transport/index.js';
 
 /** A connection's transport, told apart by its kind; a stdio one with what it knows of its failures. */

@@ -2,7 +2,7 @@
  * The approval hook: asked before every call to a tool that does not declare `readOnlyHint: true`
  * (missing annotations count as "may write"). A refusal rejects MCP_CALL_REFUSED and nothing is sent.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { BerryError, CancelledError, isBerryError } from '../../common/errors.js';
 import { abortable } from '../../common/abort.js';
 

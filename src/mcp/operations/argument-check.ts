@@ -8,7 +8,7 @@
  * WeakMap lookup) and by schema hash (a catalog listed again compiles nothing).
  */
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { BerryError } from '../../common/errors.js';
 import { argumentProblem } from './argument-message.js';

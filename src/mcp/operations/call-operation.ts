@@ -3,7 +3,7 @@
  * tool, the arguments against its inputSchema, then the approval hook), the call (as a task when
  * the tool asks for it), then its result's type learned for describe and typings.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { checkApproval, type ApproveCall } from './approval.js';
 import type { ArgumentChecker } from './argument-check.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';

@@ -3,9 +3,7 @@
  * `onElicitation` of the call that caused it, else the embedder's; declined (never left hanging)
  * when there is no handler, it fails, or the request cannot be attributed.
  */
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ElicitRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import type { Client, ClientCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../handlers.js';
 import type { LogSink } from '../log.js';
 import type { RequestOwners } from '../connection/request-owners.js';
@@ -29,14 +27,15 @@ export interface ElicitationWiring {
  */
 export function installElicitation(client: Client, transport: Transport, server: string, owners: RequestOwners, log: LogSink): void {
   owners.track(transport);
-  client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+  // The 2025 era's server request; in 2026-07-28 elicitations come in input_required results (input-rounds.ts).
+  client.setRequestHandler('elicitation/create', (request, context) => {
     // Looked up at once: the relation is dropped when the answer is sent.
-    const owner = owners.ownerOf(extra.requestId);
+    const owner = owners.ownerOf(context.mcpReq.id);
     if (owner === 'unattributed') {
       const why = 'calls of several callers were in flight on the connection and the request named none of them';
       return Promise.resolve(decline(request.params, { server, log }, why));
     }
-    return answerElicitation(request.params, { server, handler: owner.handler, log }, extra.signal);
+    return answerElicitation(request.params, { server, handler: owner.handler, log }, context.mcpReq.signal);
   });
 }
 

@@ -1,5 +1,5 @@
 import { valueRedactorOf, type ServerSlot, type ToolFilter } from '../../config/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { BerryError, isBerryError, type BerryErrorCode } from '../../common/errors.js';
 import { connectedStatus, failedStatus, sandboxNotes } from '../catalog/server-status.js';
 import type { ListRequest, ListResult, OperationOptions, ServerStatus } from '../contract.js';

@@ -3,7 +3,8 @@
  * sent them. The name is checked against the server's prompt list first (MCP_UNKNOWN_PROMPT names
  * the closest ones), and required arguments before anything is sent.
  */
-import type { Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { answerInputRounds } from '../connection/input-rounds.js';
+import type { Prompt } from '@modelcontextprotocol/client';
 import { BerryError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import type { OperationOptions, PromptRequest, PromptResult } from '../contract.js';
@@ -33,7 +34,8 @@ export async function getPrompt(
   const args = promptArguments(server, prompt, request.arguments);
   return connection.send(
     `prompts/get "${name}"`,
-    (options) => connection.owners.as(onElicitation, () => connection.client.getPrompt({ name, arguments: args }, options)),
+    (options) => connection.owners.as(onElicitation, () =>
+      answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.getPrompt({ name, arguments: args, ...extra }, { ...options, ...allow }), options.signal)),
     signal,
     server,
   );

@@ -2,7 +2,8 @@
  * `mcp_read`: a server's resource by URI (`resources/read`), text and blob contents as the server
  * sent them. A URI the server does not know rejects MCP_UNKNOWN_RESOURCE naming what it publishes.
  */
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError as RpcError } from '@modelcontextprotocol/client';
+import { answerInputRounds } from '../connection/input-rounds.js';
 import { BerryError, isBerryError, ProtocolError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import type { OperationOptions, ReadRequest, ReadResult } from '../contract.js';
@@ -27,7 +28,9 @@ export async function readResource(
   try {
     return await connection.send(
       `resources/read "${uri}"`,
-      (options) => connection.owners.as(onElicitation, () => connection.client.readResource({ uri }, options)),
+      // The SDK's own cache of reads stays out: a read asks the server (the lists honour ttlMs).
+      (options) => connection.owners.as(onElicitation, () =>
+        answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.readResource({ uri, ...extra }, { ...options, ...allow, cacheMode: 'bypass' }), options.signal)),
       signal,
       server,
     );
@@ -60,7 +63,7 @@ async function whatExists(connection: ServerConnection, uri: string, signal: Abo
     }
     return parts.join(' ');
   } catch (error) {
-    if (isBerryError(error) || error instanceof McpError) return 'Its resource list could not be read.';
+    if (isBerryError(error) || error instanceof RpcError) return 'Its resource list could not be read.';
     throw error;
   }
 }

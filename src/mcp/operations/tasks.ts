@@ -5,11 +5,13 @@
  * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
  * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
  */
-import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
 import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
 import { CallScope } from '../connection/requests.js';
+import { taskProgressToken } from '../connection/task-progress.js';
 
 /** Bounds on the server's poll interval: never a busy loop, never a nap past a short task. */
 const MIN_POLL_MS = 20;
@@ -66,15 +68,15 @@ export async function callToolAsTask(
       unlink();
     }
   };
+  const progressToken = taskProgressToken();
+  connection.taskProgress.set(progressToken, (p) => report(p.message, p.progress, p.total));
   try {
     const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
       (o) =>
-        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args } }, CreateTaskResultSchema, {
+        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken } } }, CreateTaskResultSchema, {
           ...o,
           timeout: remaining(started),
-          task: {},
-          onprogress: (p) => report(p.message, p.progress, p.total),
         })),
       signal,
       server,
@@ -94,7 +96,7 @@ export async function callToolAsTask(
       const id = taskId;
       task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
-        (o) => owned(() => client.experimental.tasks.getTask(id, { ...o, timeout: remaining(started) })),
+        (o) => owned(() => client.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema, { ...o, timeout: remaining(started) })),
         signal,
         server,
       ));
@@ -103,7 +105,7 @@ export async function callToolAsTask(
     const id = taskId;
     const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
-      (o) => owned(() => client.experimental.tasks.getTaskResult(id, CallToolResultSchema, { ...o, timeout: remaining(started) })),
+      (o) => owned(() => client.request({ method: 'tasks/result', params: { taskId: id } }, CallToolResultSchema, { ...o, timeout: remaining(started) })),
       signal,
       server,
     ));
@@ -114,7 +116,7 @@ export async function callToolAsTask(
     throw error;
   } finally {
     ac.dispose();
-    releaseProgressHandler(connection, taskId);
+    connection.taskProgress.delete(progressToken);
   }
 }
 
@@ -125,14 +127,5 @@ function clamp(ms: number): number {
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */
 function sendCancel(connection: ServerConnection, taskId: string): void {
   if (connection.dead) return;
-  void connection.client.experimental.tasks.cancelTask(taskId, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
-}
-
-/**
- * SDK 1.32.2 keeps a task call's progress handler after the CreateTaskResult (progress may follow)
- * and only its receiving side ever removes it: drop it ourselves once the task is over.
- */
-function releaseProgressHandler(connection: ServerConnection, taskId: string | undefined): void {
-  const client = connection.client as unknown as { _cleanupTaskProgressHandler?: (id: string) => void };
-  if (taskId !== undefined) client._cleanupTaskProgressHandler?.(taskId);
+  void connection.client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
 }

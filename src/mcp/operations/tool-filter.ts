@@ -2,7 +2,7 @@
  * `enabledTools` / `disabledTools` of a server entry: a filtered tool does not exist for list,
  * describe, call or typings. A filter name the server lacks is a warning, not an error.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import type { ToolFilter } from '../../config/index.js';
 
 /** What an answer takes from the entry of this operation: the name it was called by and its filter. */

@@ -6,7 +6,7 @@
  * The name and filter come from the entry of *this* operation, never from the connection: entries
  * with the same resolved config share one connection, and the file is reread every operation.
  */
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { BerryError } from '../../common/errors.js';
 import { nameList } from '../../common/closest-names.js';
 import type { ServerConnection } from '../connection/connection.js';

@@ -3,7 +3,7 @@
  * `BerryMcp.Servers` map so `tools.mcp_call` and `tools.mcp_describe` check server and tool names,
  * arguments and `structuredContent`. A pure function: no I/O, no MCP connection.
  */
-import type { Prompt, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Prompt, Tool } from '@modelcontextprotocol/client';
 import { BerryError } from '../../common/errors.js';
 import type { Observation, ObservedTools } from '../catalog/observed-types/observation.js';
 import { shapeText } from '../catalog/observed-types/render.js';

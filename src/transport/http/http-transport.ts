@@ -1,6 +1,4 @@
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StreamableHTTPClientTransport, type FetchLike, type OAuthClientProvider } from '@modelcontextprotocol/client';
 import type { RequestInit as UndiciRequestInit } from 'undici';
 import { loadUndici } from '../../machine/lazy-modules.js';
 import type { Machine } from '../../machine/machine.js';

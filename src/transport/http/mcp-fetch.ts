@@ -3,13 +3,15 @@
  * leaves out:
  * - a GET event stream answered 405, or 404 without a session, is "no stream here" (the SDK only
  *   knows 405), not an expired session;
- * - an error status becomes an HttpStatusError that names the status and whether a session was sent;
+ * - an error status becomes an HttpStatusError that names the status and whether a session was sent,
+ *   except on the 2026-07-28 wire, where the SDK reads the status and a JSON-RPC error in the body
+ *   (the era probe, -32022): there the body is passed on cut to 2 KB;
  * - a POST's event stream that ends before its response is resumed (see resumable-stream.ts);
  * - `notifications/cancelled` aborts the POST of the request it cancels, so a timed-out or
  *   cancelled call holds no HTTP request open;
  * - it tells when the standalone GET event stream is settled (see onEventStream).
  */
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike } from '@modelcontextprotocol/client';
 import { onAbort } from '../../common/abort.js';
 import { httpStatusError } from './http-status-error.js';
 import { isJsonRpcId, resumableStream, type JsonRpcId } from './resumable-stream.js';
@@ -56,9 +58,12 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
     options.onEventStream?.();
   };
 
-  const failStatus = async (method: string, response: Response, hadSession: boolean): Promise<Response> => {
+  const failStatus = async (method: string, response: Response, hadSession: boolean, modern = false): Promise<Response> => {
     if (options.authFlow && (response.status === 401 || response.status === 403)) return response;
-    throw await httpStatusError(method, response, hadSession);
+    const error = await httpStatusError(method, response, hadSession);
+    // 401 and 403 stay ours on either wire: the message names the challenge.
+    if (!modern || response.status === 401 || response.status === 403) throw error;
+    return new Response(error.body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 
   async function get(url: string | URL, init: RequestInit | undefined, hadSession: boolean): Promise<Response> {
@@ -79,6 +84,8 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
 
   async function post(url: string | URL, init: RequestInit, headers: Headers, hadSession: boolean): Promise<Response> {
     const { requests, cancels, initialized } = inspect(init.body);
+    // The SDK sends Mcp-Method on the 2026-07-28 wire only.
+    const modern = headers.has('mcp-method');
     for (const id of cancels) inflight.get(JSON.stringify(id))?.abort();
     // Each POST gets its own signal, linked to the transport's: undici adds a listener to the signal
     // it is given and keeps it past the response, which piled up on the transport's long-lived one.
@@ -105,7 +112,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
     if (initialized && response.status !== 202) eventStreamSettled();
     if (!response.ok) {
       done();
-      return failStatus('POST', response, hadSession);
+      return failStatus('POST', response, hadSession, modern);
     }
     const type = response.headers.get('content-type') ?? '';
     if (requests.length === 0 || !response.body || !/^text\/event-stream/i.test(type)) {

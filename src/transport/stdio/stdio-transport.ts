@@ -1,8 +1,6 @@
 import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode, deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from '../../machine/machine.js';
 import { LineReader, LineTooLongError } from './line-reader.js';
 import { settlesWithin } from '../../common/abort.js';
@@ -82,6 +80,14 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
     return this.#process?.pid;
   }
 
+  /**
+   * The SDK tells a stdio transport by its `stderr` and `pid` members: a stdio server silent on
+   * `server/discover` is a legacy one (on HTTP silence is an outage). stderr is read here, not exposed.
+   */
+  get stderr(): null {
+    return null;
+  }
+
   /** How the process ended, once it has. */
   get exit(): ProcessExit | undefined {
     return this.#exit;
@@ -159,7 +165,7 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
       message = {
         jsonrpc: '2.0',
         id,
-        error: { code: ErrorCode.InternalError, message: `the server sent a malformed response: ${reason}` },
+        error: { code: ProtocolErrorCode.InternalError, message: `the server sent a malformed response: ${reason}` },
       };
     }
     try {

@@ -2,7 +2,7 @@
  * What one tool's results looked like: the shape, how many calls it was learned from, and where
  * the value was (`structuredContent`, or `content[0].text` parsed as JSON).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/client';
 import { inferShape } from './infer.js';
 import { mergeShapes } from './merge.js';
 import { shapeText } from './render.js';

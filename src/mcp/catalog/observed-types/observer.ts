@@ -6,7 +6,7 @@
  * A changed catalog (its tools/list content) drops what was learned under the old one.
  */
 import { createHash } from 'node:crypto';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CatalogStore } from '../catalog-store.js';
 import type { ServerConnection } from '../../connection/connection.js';
 import type { LogSink } from '../../log.js';
