@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
-import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
+import type { ResolvedOAuthConfig } from '../config/index.js';
 import type { Machine } from '../machine/index.js';
 import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
@@ -14,6 +14,8 @@ import { authRequiredError } from './map-auth-error.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
 import { sessionFetch } from './session-fetch.js';
 import { listenForRedirect } from './session-listener.js';
+import { recordRedactor } from './record-redactor.js';
+import { RepeatSignInGuard } from './repeat-guard.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
@@ -52,17 +54,19 @@ export class OAuthSession implements OAuthClientProvider {
   #redirectIss: string | undefined;
   #completing: Promise<void> | undefined;
   #authStarted = false;
-  #redactor: (text: string) => string = (text) => text;
-  #redactorFor: SignInRecord | undefined;
+  readonly #redactRecord = recordRedactor();
+  readonly #repeat = new RepeatSignInGuard();
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
   readonly #oauthFetch: FetchLike;
   readonly #endpoint: string;
+  readonly #interactive: boolean;
 
   constructor(options: OAuthSessionOptions) {
     this.#options = options;
     this.#config = options.oauth;
+    this.#interactive = isInteractive(options.oauth);
     this.#oauthFetch = boundOAuthFetch(options.fetch);
     this.#endpoint = new URL(options.serverUrl).href;
     if (options.oauth?.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
@@ -72,10 +76,6 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** False while a new sign-in must not start (the connect right after one). */
   signInAllowed = true;
-
-  get #interactive(): boolean {
-    return isInteractive(this.#config);
-  }
 
   /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
   get pendingSignIn(): boolean {
@@ -171,6 +171,7 @@ export class OAuthSession implements OAuthClientProvider {
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
     askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
+    this.#repeat.asking(this.#options.server, authorizationUrl);
     const expected = issuerExpectation(this.#record?.discovery);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
       checkRedirectIssuer(this.#options.server, iss, expected);
@@ -198,11 +199,8 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'verifier') {
-      this.#verifier = undefined;
-      return;
-    }
-    await this.#update((record) => withoutPart(record, scope));
+    if (scope === 'verifier') this.#verifier = undefined;
+    else await this.#update((record) => withoutPart(record, scope));
   }
 
   /**
@@ -214,7 +212,10 @@ export class OAuthSession implements OAuthClientProvider {
     if (!pending) return Promise.reject(authRequiredError(this.#options.server));
     if (!this.#completing) {
       const release = this.#listener?.hold();
-      const completing = (async () => exchange(await pending, this.#redirectIss))().finally(() => {
+      const completing = (async () => {
+        await exchange(await pending, this.#redirectIss);
+        this.#repeat.signedIn();
+      })().finally(() => {
         release?.();
         if (this.#pending === pending) this.#pending = undefined;
         if (this.#completing === completing) this.#completing = undefined;
@@ -229,21 +230,20 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale) });
+    return sessionFetch(base, {
+      endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale),
+      // The SDK reads clientMetadata (the redirect URI it registers) before any other hook of a
+      // sign-in: the listener's port must be known once the server has said 401 or 403.
+      beforeSignIn: async () => {
+        if (this.#interactive && this.#options.onAuthorizationUrl && this.signInAllowed && !this.#completing) await this.#ensureListener();
+      },
+      answered: () => this.#repeat.answered(),
+    });
   }
 
-  /**
-   * Masks the tokens and registered client secret this session has seen, for errors and logs (a
-   * server may echo a token back in an error body).
-   */
+  /** Masks the tokens and registered client secret this session has seen, for errors and logs. */
   redact(text: string): string {
-    const record = this.#record;
-    const secrets = [record?.tokens?.access_token, record?.tokens?.refresh_token, record?.tokens?.id_token, record?.client?.client_secret];
-    if (record !== this.#redactorFor) {
-      this.#redactorFor = record;
-      this.#redactor = createRedactor(secrets.filter((v): v is string => typeof v === 'string' && v.length >= 4));
-    }
-    return this.#redactor(text);
+    return this.#redactRecord(this.#record, text);
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,10 @@ export interface SessionFetchOptions {
   readonly refreshes: boolean;
   /** Fresh tokens instead of those carrying the stale access token, or undefined. */
   refresh(staleAccessToken: string): Promise<StoredTokens | undefined>;
+  /** A 401 or 403 no refresh fixed is going to the SDK, which may start a sign-in. */
+  beforeSignIn(): Promise<void>;
+  /** The endpoint answered 2xx. */
+  answered(): void;
 }
 
 export function sessionFetch(base: FetchLike, options: SessionFetchOptions): FetchLike {
@@ -23,18 +27,27 @@ export function sessionFetch(base: FetchLike, options: SessionFetchOptions): Fet
   return async (url, init) => {
     if ((url instanceof URL ? url.href : String(url)) !== options.endpoint) return oauthFetch(url, init);
     const response = await base(url, init);
-    if (response.status !== 401 || !options.refreshes) return response;
+    if (response.ok) options.answered();
+    if (response.status === 403) await options.beforeSignIn();
+    if (response.status !== 401) return response;
     const headers = new Headers(init?.headers);
     const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
-    if (sent === undefined) return response;
+    if (sent === undefined || !options.refreshes) return signInNext(response);
     // A refresh that broke an OAuth bound or the issuer check fails the request: a sign-in would not help.
     const fresh = await options.refresh(sent).catch((error: unknown) => {
       if (isBerryError(error) && error.code !== 'MCP_AUTH_REQUIRED') throw error;
       return undefined;
     });
-    if (!fresh) return response;
+    if (!fresh) return signInNext(response);
     await response.body?.cancel().catch(() => {});
     headers.set('authorization', `Bearer ${fresh.access_token}`);
-    return base(url, { ...init, headers });
+    const retried = await base(url, { ...init, headers });
+    if (retried.ok) options.answered();
+    return retried.status === 401 || retried.status === 403 ? signInNext(retried) : retried;
   };
+
+  async function signInNext(response: Response): Promise<Response> {
+    await options.beforeSignIn();
+    return response;
+  }
 }
