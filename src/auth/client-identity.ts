@@ -44,18 +44,6 @@ export function clientCredentialsRequest(config: ResolvedOAuthConfig | undefined
   return params;
 }
 
-/**
- * The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
- * when the authorization server offers offline_access.
- */
-export function askOfflineAccess(url: URL, supported: readonly string[] | undefined): void {
-  const scope = url.searchParams.get('scope');
-  if (!supported?.includes('offline_access') || scope === null) return;
-  const scopes = scope.split(' ').filter(Boolean);
-  if (scopes.includes('offline_access')) return;
-  url.searchParams.set('scope', [...scopes, 'offline_access'].join(' '));
-}
-
 /** The private_key_jwt signer of a configured client with a key (read on first use), else undefined. */
 export function privateKeyJwtAuth(
   config: ResolvedOAuthConfig | undefined,

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
 import type { Machine } from '../machine/index.js';
-import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
+import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
 import { authRequiredError } from './map-auth-error.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
@@ -170,7 +170,6 @@ export class OAuthSession implements OAuthClientProvider {
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
-    askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
     this.#repeat.asking(this.#options.server, authorizationUrl);
     const expected = issuerExpectation(this.#record?.discovery);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
