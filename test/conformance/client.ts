@@ -151,7 +151,12 @@ async function main(): Promise<number> {
   const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '(none)';
   const dir = mkdtempSync(join(tmpdir(), 'berry-conformance-'));
   const oauth = oauthFromContext(scenario, process.env['MCP_CONFORMANCE_CONTEXT']);
-  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, oauth } } }));
+  // The entry's protocol stays `auto` (berry-mcp meets the scenario's server as it meets any: a
+  // server/discover probe, then the revision it speaks); BERRY_CONFORMANCE_PIN=1 pins it to the
+  // revision the suite runs (MCP_CONFORMANCE_PROTOCOL_VERSION), as `"protocol"` in mcp.json would.
+  const revision = process.env['MCP_CONFORMANCE_PROTOCOL_VERSION'];
+  const protocol = process.env['BERRY_CONFORMANCE_PIN'] === '1' && revision ? { protocol: revision } : {};
+  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, oauth, ...protocol } } }));
   const log = (text: string): void => {
     process.stderr.write(`[berry-conformance ${scenario}] ${text}\n`);
   };

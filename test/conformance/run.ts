@@ -12,6 +12,7 @@
  *   npm run conformance                                  both sets
  *   npm run conformance -- --requirements 2026-07-28     one set
  *   npm run conformance -- --spec-version 2026-07-28 auth/iss-supported tools_call
+ *   npm run conformance -- --pin                          the entry pins each set's revision
  *
  * Green only when every run passes except the scenarios in expected-failures.json, which may name
  * extensions only; an expected failure that passes is reported too (remove it from the file).
@@ -172,6 +173,8 @@ function parseArgs(argv: readonly string[]): Options {
     const arg = argv[i]!;
     if (arg === '--requirements' || arg === '--spec-version') revisions = [argv[++i] ?? ''];
     else if (arg === '--concurrency') concurrency = Number(argv[++i]);
+    // Read by client.ts, which the suite starts with this environment.
+    else if (arg === '--pin') process.env['BERRY_CONFORMANCE_PIN'] = '1';
     else scenarios.push(arg);
   }
   for (const r of revisions) if (!(REVISIONS as readonly string[]).includes(r)) throw new Error(`unknown revision "${r}": use ${REVISIONS.join(' or ')}`);
@@ -218,7 +221,7 @@ async function main(): Promise<number> {
   const version = (JSON.parse(readFileSync(join(SUITE, '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
   process.stdout.write(
     `@modelcontextprotocol/conformance ${version}, client role: ${planned.length} runs (${options.revisions.join(', ')}), ` +
-      `each its own --scenario, ${options.concurrency} at a time\n`,
+      `each its own --scenario, ${options.concurrency} at a time, protocol ${process.env['BERRY_CONFORMANCE_PIN'] === '1' ? 'pinned to the set' : 'auto'}\n`,
   );
   const started = Date.now();
   const outcomes = await runAll(planned, options.concurrency, (o) => {
