@@ -188,6 +188,7 @@ function expectedFailures(planned: readonly Planned[]): Record<string, string> {
   delete expected['_comment'];
   for (const scenario of Object.keys(expected)) {
     const runs = planned.filter((p) => p.scenario === scenario);
+    if (runs.length === 0) throw new Error(`expected-failures.json lists ${scenario}, which the sets run do not: remove it`);
     if (runs.some((p) => p.notScored !== 'extension')) {
       throw new Error(`expected-failures.json lists ${scenario}, which is not an extension of the sets run: fix it instead`);
     }
