@@ -279,6 +279,8 @@ declare namespace BerryMcp {
         readonly name: string;
         readonly status: 'connected';
         readonly transport: 'stdio' | 'http';
+        /** The MCP revision spoken, e.g. `2026-07-28` (found by `server/discover`) or `2025-11-25` (`initialize`). */
+        readonly protocol?: string;
         readonly tools: readonly ToolSummary[];
         /** Answered from the catalog saved on the target machine, without starting the server. */
         readonly cached?: { readonly ageMs: number };

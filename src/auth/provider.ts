@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
-import type { Machine } from '../machine/index.js';
 import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
 import { authRequiredError } from './map-auth-error.js';
@@ -15,28 +14,12 @@ import { boundOAuthFetch } from './oauth-fetch.js';
 import { sessionFetch } from './session-fetch.js';
 import { listenForRedirect } from './session-listener.js';
 import { recordRedactor } from './record-redactor.js';
-import { RepeatSignInGuard } from './repeat-guard.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
 import { resolveTokenDir, TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
+import type { OAuthSessionOptions } from './session-options.js';
 
-/** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
-export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
-
-export interface OAuthSessionOptions {
-  readonly machine: Machine;
-  readonly server: string;
-  readonly serverUrl: string;
-  readonly oauth: ResolvedOAuthConfig | undefined;
-  /** Token directory on the machine; the default location when absent. */
-  readonly tokenDir: string | undefined;
-  /** Without it, a sign-in fails with MCP_AUTH_REQUIRED. */
-  readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
-  /** How long to wait for the redirect. */
-  readonly signInTimeoutMs: number;
-  /** The machine's fetch, for requests to the authorization server (bounded here). */
-  readonly fetch: FetchLike;
-}
+export type { AuthorizationUrlHandler, OAuthSessionOptions } from './session-options.js';
 
 const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 
@@ -55,7 +38,6 @@ export class OAuthSession implements OAuthClientProvider {
   #completing: Promise<void> | undefined;
   #authStarted = false;
   readonly #redactRecord = recordRedactor();
-  readonly #repeat = new RepeatSignInGuard();
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
@@ -74,7 +56,7 @@ export class OAuthSession implements OAuthClientProvider {
     if (signer) this.addClientAuthentication = signer;
   }
 
-  /** False while a new sign-in must not start (the connect right after one). */
+  /** False while a new sign-in must not start (the connect or the request retried right after one). */
   signInAllowed = true;
 
   /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
@@ -149,7 +131,7 @@ export class OAuthSession implements OAuthClientProvider {
     // (refresh happens in this class), so without a way to show a URL it stops here.
     if (this.#interactive) {
       if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
-      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused the token it just issued');
+      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused again right after a sign-in (the token it just issued, or its scopes), so another would end the same way');
       // The code exchange runs auth() again: it must repeat the redirect URI, not open a new port.
       if (!this.#completing) await this.#ensureListener();
     }
@@ -170,7 +152,6 @@ export class OAuthSession implements OAuthClientProvider {
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
-    this.#repeat.asking(this.#options.server, authorizationUrl);
     const expected = issuerExpectation(this.#record?.discovery);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
       checkRedirectIssuer(this.#options.server, iss, expected);
@@ -211,10 +192,7 @@ export class OAuthSession implements OAuthClientProvider {
     if (!pending) return Promise.reject(authRequiredError(this.#options.server));
     if (!this.#completing) {
       const release = this.#listener?.hold();
-      const completing = (async () => {
-        await exchange(await pending, this.#redirectIss);
-        this.#repeat.signedIn();
-      })().finally(() => {
+      const completing = (async () => exchange(await pending, this.#redirectIss))().finally(() => {
         release?.();
         if (this.#pending === pending) this.#pending = undefined;
         if (this.#completing === completing) this.#completing = undefined;
@@ -229,15 +207,7 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return sessionFetch(base, {
-      endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale),
-      // The SDK reads clientMetadata (the redirect URI it registers) before any other hook of a
-      // sign-in: the listener's port must be known once the server has said 401 or 403.
-      beforeSignIn: async () => {
-        if (this.#interactive && this.#options.onAuthorizationUrl && this.signInAllowed && !this.#completing) await this.#ensureListener();
-      },
-      answered: () => this.#repeat.answered(),
-    });
+    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale), beforeSignIn: () => this.#readyForSignIn() });
   }
 
   /** Masks the tokens and registered client secret this session has seen, for errors and logs. */
@@ -270,6 +240,10 @@ export class OAuthSession implements OAuthClientProvider {
       },
       staleAccessToken,
     );
+  }
+
+  async #readyForSignIn(): Promise<void> {
+    if (this.#interactive && this.#options.onAuthorizationUrl !== undefined && this.signInAllowed && !this.#completing) await this.#ensureListener();
   }
 
   async #ensureListener(): Promise<void> {

@@ -16,10 +16,11 @@ export interface SessionFetchOptions {
   readonly refreshes: boolean;
   /** Fresh tokens instead of those carrying the stale access token, or undefined. */
   refresh(staleAccessToken: string): Promise<StoredTokens | undefined>;
-  /** A 401 or 403 no refresh fixed is going to the SDK, which may start a sign-in. */
-  beforeSignIn(): Promise<void>;
-  /** The endpoint answered 2xx. */
-  answered(): void;
+  /**
+   * Called before a 401 (or a 403 asking for more scope) reaches the SDK, which then signs in: the
+   * v2 SDK reads the redirect URI for its registration before any other hook of the provider.
+   */
+  beforeSignIn?(): Promise<void>;
 }
 
 export function sessionFetch(base: FetchLike, options: SessionFetchOptions): FetchLike {
@@ -27,27 +28,23 @@ export function sessionFetch(base: FetchLike, options: SessionFetchOptions): Fet
   return async (url, init) => {
     if ((url instanceof URL ? url.href : String(url)) !== options.endpoint) return oauthFetch(url, init);
     const response = await base(url, init);
-    if (response.ok) options.answered();
-    if (response.status === 403) await options.beforeSignIn();
-    if (response.status !== 401) return response;
+    const toSdk = async (answer: Response = response): Promise<Response> => {
+      if (answer.status === 401 || (answer.status === 403 && /insufficient_scope/i.test(answer.headers.get('www-authenticate') ?? ''))) await options.beforeSignIn?.();
+      return answer;
+    };
+    if (response.status !== 401 || !options.refreshes) return toSdk();
     const headers = new Headers(init?.headers);
     const sent = /^Bearer (.+)$/i.exec(headers.get('authorization') ?? '')?.[1];
-    if (sent === undefined || !options.refreshes) return signInNext(response);
+    if (sent === undefined) return toSdk();
     // A refresh that broke an OAuth bound or the issuer check fails the request: a sign-in would not help.
     const fresh = await options.refresh(sent).catch((error: unknown) => {
       if (isBerryError(error) && error.code !== 'MCP_AUTH_REQUIRED') throw error;
       return undefined;
     });
-    if (!fresh) return signInNext(response);
+    if (!fresh) return toSdk();
     await response.body?.cancel().catch(() => {});
     headers.set('authorization', `Bearer ${fresh.access_token}`);
-    const retried = await base(url, { ...init, headers });
-    if (retried.ok) options.answered();
-    return retried.status === 401 || retried.status === 403 ? signInNext(retried) : retried;
+    // Refused even fresh (the resource moved to another authorization server): a sign-in follows.
+    return toSdk(await base(url, { ...init, headers }));
   };
-
-  async function signInNext(response: Response): Promise<Response> {
-    await options.beforeSignIn();
-    return response;
-  }
 }

@@ -106,6 +106,7 @@ function resolveStdio(
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
     // The sandbox block (its private home included) is part of what a shared connection must match.
     fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs, ...protocolKey(entry.protocol), ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}) }),
+    publicFingerprint: fingerprint({ kind: 'stdio', public: true, command, args, cwd }),
     secrets: secretsOf(env.record, expand.substituted),
     display: [entry.command, ...entry.args].join(' '),
   });
@@ -149,6 +150,7 @@ function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Pro
     protocol: entry.protocol,
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
     fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs, ...protocolKey(entry.protocol), ...(oauth ? { oauth: { ...oauth } } : {}) }),
+    publicFingerprint: fingerprint({ kind: 'http', public: true, url }),
     secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
     display: entry.url,
   });

@@ -62,6 +62,11 @@ export interface ResolvedCommon {
    * connection. An in-process key only; never show it.
    */
   readonly fingerprint: string;
+  /**
+   * The fingerprint without the entry's credentials (headers, env, oauth): where a tool list the
+   * server marked `cacheScope: "public"` is saved for other credentials of the same server. Never shown.
+   */
+  readonly publicFingerprint: string;
   /** Values to redact from anything shown: resolved env and header values, substituted values. */
   readonly secrets: readonly string[];
   /** Safe human label: the command line or URL as written in the file (`${VAR}` unexpanded). */

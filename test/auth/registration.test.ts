@@ -50,6 +50,8 @@ describe('auth: dynamic client registration as 2026-07-28 asks (SEP-837, SEP-235
     const me = JSON.parse(firstText(await host.call({ server: 'docs', tool: 'whoami' }))) as { clientId: string; scopes: string[] };
     const after = await second.stats();
     assert.equal(after.registrations, before.registrations + 1, 'registered with the new authorization server');
+    // The old server's refresh worked, its token did not: the listener is up before that registration too.
+    assert.match(String((after.lastRegistration?.['redirect_uris'] as string[])[0]), /^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     assert.equal(after.authorizations, before.authorizations + 1);
     assert.equal(after.codeExchanges, before.codeExchanges + 1);
     assert.equal(urls.length, 2);

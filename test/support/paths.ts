@@ -26,6 +26,8 @@ export const sandboxSpyPath: string = path.join(FIXTURES_DIR, 'sandbox-spy.mjs')
 export const echoServerPath: string = path.join(FIXTURES_DIR, 'echo-server.mjs');
 export const everythingHttpPath: string = path.join(FIXTURES_DIR, 'everything-http.mjs');
 export const typedServerPath: string = path.join(FIXTURES_DIR, 'typed-server.mjs');
+/** The v2 SDK server of both eras (`--modern-only`: 2026-07-28 only; `--http`: Streamable HTTP). */
+export const v2ServerPath: string = path.join(FIXTURES_DIR, 'v2-server.mjs');
 
 const require = createRequire(import.meta.url);
 

@@ -23,6 +23,19 @@ export interface SavedCatalog {
   readonly ttlMs: number;
   /** The server's whole tool list, unfiltered (filters apply when it is read). */
   readonly tools: Tool[];
+  /** The revision the server spoke when it was listed. */
+  readonly protocol?: string;
+  /** `public`: the server said any credential may be served this list (saved for others too). */
+  readonly cacheScope?: 'public' | 'private';
+}
+
+/** What is saved beside a tool list. */
+export interface SaveDetails {
+  readonly ttlMs?: number | undefined;
+  readonly protocol?: string | undefined;
+  readonly cacheScope?: 'public' | 'private' | undefined;
+  /** Where a `public` list is saved too (see ResolvedCommon.publicFingerprint). */
+  readonly publicFingerprint?: string | undefined;
 }
 
 /** The little file IO the store needs, through the Machine. */
@@ -43,10 +56,21 @@ export class CatalogStore {
     this.#dir.catch(() => {});
   }
 
-  async load(fingerprint: string, signal?: AbortSignal): Promise<SavedCatalog | undefined> {
+  /**
+   * The catalog saved for this entry, else (with `publicFingerprint`) one another credential of the
+   * same server saved that the server marked `public`; a `private` one never serves another.
+   */
+  async load(fingerprint: string, signal?: AbortSignal, publicFingerprint?: string): Promise<SavedCatalog | undefined> {
+    const own = await this.#load(await this.#path(fingerprint), signal);
+    if (own || publicFingerprint === undefined) return own;
+    const shared = await this.#load(await this.#path(publicFingerprint, '.public'), signal);
+    return shared?.cacheScope === 'public' ? shared : undefined;
+  }
+
+  async #load(path: string, signal: AbortSignal | undefined): Promise<SavedCatalog | undefined> {
     let text: string | undefined;
     try {
-      text = await this.#files.read(await this.#path(fingerprint), signal);
+      text = await this.#files.read(path, signal);
     } catch {
       return undefined;
     }
@@ -56,15 +80,23 @@ export class CatalogStore {
       if (value.format !== FORMAT || typeof value.savedAt !== 'number' || typeof value.ttlMs !== 'number' || !Array.isArray(value.tools)) {
         return undefined;
       }
-      return { savedAt: value.savedAt, ttlMs: value.ttlMs, tools: value.tools };
+      return {
+        savedAt: value.savedAt,
+        ttlMs: value.ttlMs,
+        tools: value.tools,
+        ...(typeof value.protocol === 'string' ? { protocol: value.protocol.slice(0, 40) } : {}),
+        ...(value.cacheScope === 'public' || value.cacheScope === 'private' ? { cacheScope: value.cacheScope } : {}),
+      };
     } catch {
       return undefined;
     }
   }
 
-  async save(fingerprint: string, tools: readonly Tool[], ttlMs: number | undefined): Promise<void> {
-    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools });
+  async save(fingerprint: string, tools: readonly Tool[], details: SaveDetails = {}): Promise<void> {
+    const { ttlMs, protocol, cacheScope, publicFingerprint } = details;
+    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools, ...(protocol ? { protocol } : {}), ...(cacheScope ? { cacheScope } : {}) });
     await this.#files.write(await this.#path(fingerprint), data);
+    if (cacheScope === 'public' && publicFingerprint !== undefined) await this.#files.write(await this.#path(publicFingerprint, '.public'), data);
   }
 
   /** The observed result types kept beside the catalog (observed-types/), as parsed JSON; undefined when none. */

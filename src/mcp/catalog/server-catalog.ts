@@ -4,7 +4,7 @@
  */
 import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/client';
-import { listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
+import { cacheScopeOf, listAllPages, ttlOf, type Listing, type Page } from './list-pages.js';
 import { SharedWork } from '../../common/shared-work.js';
 import { withoutInvalidHeaders } from './header-annotations.js';
 
@@ -41,6 +41,8 @@ interface Entry<T> {
   readonly work: SharedWork<Listing<T>>;
   /** When the listing settled (ms since epoch), for "may be stale" checks. */
   settledAt: number | undefined;
+  /** The server's `ttlMs` for it: past it, the next use lists again (else: until list_changed). */
+  ttlMs: number | undefined;
 }
 
 export class ServerCatalog {
@@ -81,16 +83,18 @@ export class ServerCatalog {
   /** `server` names the entry asking, for its own cancellation (twins share the listing). */
   list<K extends ListKind>(kind: K, signal?: AbortSignal, server = this.#host.config.name): Promise<Listing<Item[K]>> {
     let entry = this.#entries.get(kind) as Entry<Item[K]> | undefined;
-    if (!entry || entry.work.abandoned) {
+    const expired = entry?.settledAt !== undefined && entry.ttlMs !== undefined && Date.now() - entry.settledAt > entry.ttlMs;
+    if (!entry || entry.work.abandoned || expired) {
       // Shared work runs under its own signal (the entry's timeout bounds each page); each caller's
       // abort ends only its own wait, and the listing is abandoned only when every waiter has gone.
       const work = new SharedWork((own) => this.#supportsOrEmpty(kind, own));
-      const created: Entry<Item[K]> = { work, settledAt: undefined };
+      const created: Entry<Item[K]> = { work, settledAt: undefined, ttlMs: undefined };
       entry = created;
       this.#entries.set(kind, created as Entry<unknown>);
       work.promise.then(
         (listing) => {
           created.settledAt = Date.now();
+          created.ttlMs = listing.ttlMs;
           if (kind === 'tools' && this.#entries.get(kind) === (created as Entry<unknown>)) {
             this.#toolIndex = new Map((listing.items as Tool[]).map((tool) => [tool.name, tool]));
           }
@@ -112,7 +116,7 @@ export class ServerCatalog {
     if (kind !== 'tools' || !this.#host.mirrorsHeaders) return listing;
     const { tools, warnings } = withoutInvalidHeaders(listing.items as Tool[]);
     for (const warning of warnings) this.#host.warn(warning);
-    return { ...listing, items: tools as Item[K][] };
+    return { ...listing, items: tools as Item[K][], warnings };
   }
 
   // Pages are asked for one by one (list-pages.ts walks them): the SDK's list helpers would walk
@@ -123,7 +127,7 @@ export class ServerCatalog {
     const { method, field } = LIST[kind];
     const r = (await this.#host.send(method, (o) => client.request({ method, params }, o), signal)) as unknown as Record<string, unknown> & { nextCursor?: string };
     const items = Array.isArray(r[field]) ? (r[field] as unknown[]) : [];
-    return { items, nextCursor: r.nextCursor, ttlMs: ttlOf(r as { _meta?: Record<string, unknown> }) };
+    return { items, nextCursor: r.nextCursor, ttlMs: ttlOf(r as { _meta?: Record<string, unknown> }), cacheScope: cacheScopeOf(r) };
   }
 }
 

@@ -17,12 +17,14 @@ export function connectedStatus(
   filter: ToolFilter | undefined,
   cached?: { readonly ageMs: number },
   notes: readonly string[] = [],
+  protocol?: string,
 ): ServerStatus {
   const warnings = [...notes, ...filterWarnings(tools, filter)];
   return {
     name,
     status: 'connected',
     transport,
+    ...(protocol === undefined ? {} : { protocol }),
     tools: summaries(tools, filter),
     ...(cached ? { cached } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),

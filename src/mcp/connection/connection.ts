@@ -8,6 +8,7 @@ import type { RequestOwners } from './request-owners.js';
 import { callTool, send, type CallOptions, type RequestTarget } from './requests.js';
 import type { Wire } from './wire.js';
 import type { ProgressTaps } from './task-progress.js';
+import type { EraSlot } from './era.js';
 
 export type { CallOptions };
 
@@ -26,6 +27,8 @@ export class ServerConnection implements RequestTarget {
   readonly log: LogSink;
   /** The revisions this connection offered: both, or the one its entry pins. */
   readonly offered: readonly string[];
+  /** Where its key's era verdict is kept (forgotten when the server refuses the revision). */
+  era: EraSlot | undefined;
   #dead = false;
   /** The transport itself ended (process gone, stdout closed, or closed by us). */
   transportEnded = false;
@@ -102,10 +105,17 @@ export class ServerConnection implements RequestTarget {
     return callTool(this, tool, args, options);
   }
 
+  /** The server refused the revision it negotiated: the next connect of the key probes again. */
+  forgetEra(): void {
+    this.era?.memory.forget(this.era.key);
+  }
+
   /** The connection can no longer be used: the pool forgets it and its process or session ends. */
   markDead(reason: string): void {
     if (this.#dead) return;
     this.#dead = true;
+    // A server that died or forgot us may come back speaking another revision: ask it again.
+    this.forgetEra();
     if (!this.#closing) this.log({ server: this.config.name, kind: 'closed', message: `connection lost: ${reason}` });
     this.onDead?.();
     // Reap the process group and pipes even when the server died on its own.

@@ -1,8 +1,9 @@
 /**
  * Which protocol era a connection speaks. With `"protocol": "auto"` (the default) the SDK probes
  * `server/discover` and falls back to the 2025 `initialize`; the verdict is remembered per
- * connection key (EraMemory), so a reconnect of the same key adopts it without a second probe and
- * the era stays what it was for the key's life. A pinned entry speaks its one revision.
+ * connection key (EraMemory), so a reconnect of the same key (after an idle close) adopts it
+ * without a second probe. A connection that dies (transport gone, session forgotten, revision
+ * refused) forgets it: the server may be back speaking another. A pinned entry speaks its one revision.
  */
 import type { PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import { SPOKEN_REVISIONS, type ProtocolSetting } from '../../config/index.js';

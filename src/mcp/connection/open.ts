@@ -83,6 +83,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
   const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
   const connection = new ServerConnection(config, client, wire, log, redact, session, owners, plan.offered);
+  connection.era = config.protocol === 'auto' ? options.era : undefined;
   installElicitation(client, transport, config.name, owners, log);
   tapTaskProgress(transport, connection.taskProgress);
   client.onclose = () => {

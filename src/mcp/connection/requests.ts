@@ -107,10 +107,12 @@ async function withSignIn<T>(target: RequestTarget, run: () => Promise<T>, signa
     const session = target.session;
     if (!session?.pendingSignIn) throw error;
     await finishSignIn(target, signal);
+    // The retry starts no sign-in of its own: the SDK asks again for the same step-up (a loop).
+    session.signInAllowed = false;
     try {
       return await run();
     } finally {
-      // A second sign-in asked for by the retry (the same step-up again) is not waited for.
+      session.signInAllowed = true;
       if (session.pendingSignIn && !session.signInAwaited) await session.close();
     }
   }
@@ -209,7 +211,7 @@ export function mapRequestError(target: RequestTarget, error: unknown, operation
   const authError = target.session ? mapAuthError(error, server, redact) : undefined;
   if (authError) return authError;
   const revision = mapRevisionError(error, { server, operation, redact, offered: target.offered });
-  // A server that stopped speaking the negotiated revision is asked again on the next operation.
+  // A server that stopped speaking the negotiated revision is probed again on the next operation.
   if (revision?.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED') target.markDead('protocol revision refused');
   if (revision) return revision;
   const mapped = mapSdkError(error, {

@@ -11,6 +11,10 @@ export type Catalog =
   | {
       readonly status: 'connected';
       readonly transport: 'stdio' | 'http';
+      /** The negotiated revision (live), or the one saved with the catalog. */
+      readonly protocol: string | undefined;
+      /** Tools left out (invalid x-mcp-header annotations). */
+      readonly warnings: readonly string[];
       /** The whole list, before the entry's filter. */
       readonly tools: Tool[];
       readonly filter: ToolFilter | undefined;
@@ -39,19 +43,20 @@ export async function catalogOf(context: OperationContext, prepared: Prepared, s
   if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
   if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
   try {
-    const listing = await context.use(prepared, slot.config, (c) => c.catalog.list('tools', signal, slot.name), signal, force);
+    let protocol: string | undefined;
+    const listing = await context.use(prepared, slot.config, (c) => ((protocol = c.protocolVersion), c.catalog.list('tools', signal, slot.name)), signal, force);
     const all = listing.items;
     const store = context.store;
     if (store) {
       const name = slot.name;
       // A cache that cannot be written costs only speed: say so on the log, nothing else.
       context.track(
-        store.save(slot.config.fingerprint, all, listing.ttlMs).catch((error: unknown) =>
+        store.save(slot.config.fingerprint, all, { ttlMs: listing.ttlMs, protocol, cacheScope: listing.cacheScope, publicFingerprint: slot.config.publicFingerprint }).catch((error: unknown) =>
           context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
         ),
       );
     }
-    return { status: 'connected', transport: slot.config.kind, tools: all, filter: slot.config.toolFilter };
+    return { status: 'connected', transport: slot.config.kind, protocol, warnings: listing.warnings ?? [], tools: all, filter: slot.config.toolFilter };
   } catch (error) {
     if (signal?.aborted) throw error;
     const berry = isBerryError(error) ? error : new BerryError('MCP_CONNECT_FAILED', String(error));
@@ -70,11 +75,11 @@ async function savedStatus(context: OperationContext, prepared: Prepared, slot: 
   const store = context.store;
   if (!store || slot.status !== 'ok') return undefined;
   if (context.pool.hasOpen(context.keyOf(prepared, slot.config))) return undefined;
-  const saved = await store.load(slot.config.fingerprint, signal);
+  const saved = await store.load(slot.config.fingerprint, signal, slot.config.publicFingerprint);
   if (!saved) return undefined;
   const ageMs = Math.max(0, Date.now() - saved.savedAt);
   if (ageMs > saved.ttlMs) context.track(context.operation(undefined, () => catalogOf(context, prepared, slot, undefined)));
-  return connectedStatus(slot.name, slot.config.kind, valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name), slot.config.toolFilter, { ageMs }, await sandboxNotes(context.machine, slot, signal));
+  return connectedStatus(slot.name, slot.config.kind, valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name), slot.config.toolFilter, { ageMs }, await sandboxNotes(context.machine, slot, signal), saved.protocol);
 }
 
 async function status(context: OperationContext, prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
@@ -90,5 +95,5 @@ async function status(context: OperationContext, prepared: Prepared, slot: Serve
   if (saved) return saved;
   const catalog = await catalogOf(context, prepared, slot, signal, refresh);
   if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-  return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, await sandboxNotes(context.machine, slot, signal));
+  return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, [...(await sandboxNotes(context.machine, slot, signal)), ...catalog.warnings], catalog.protocol);
 }
