@@ -58,6 +58,10 @@ declare namespace BerryMcp {
     | 'MCP_TRANSPORT_CLOSED'
     | 'MCP_SESSION_EXPIRED'
     | 'MCP_PROTOCOL_ERROR'
+    | 'MCP_PROTOCOL_VERSION_UNSUPPORTED'
+    | 'MCP_HEADER_MISMATCH'
+    | 'MCP_CAPABILITY_MISSING'
+    | 'MCP_INPUT_UNSUPPORTED'
     | 'MCP_AUTH_REQUIRED'
     | 'MCP_AUTH_RESPONSE_TOO_LARGE'
     | 'MCP_AUTH_ISSUER_MISMATCH'
@@ -191,10 +195,13 @@ declare namespace BerryMcp {
   }
 
   /** A JSON Schema for a tool's arguments or structured result: always an object schema. */
+  /** A JSON value. */
+  type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
   interface ObjectSchema {
     [keyword: string]: unknown;
     type: 'object';
-    properties?: { [name: string]: object };
+    properties?: { [name: string]: JsonValue };
     required?: string[];
   }
 
@@ -320,7 +327,8 @@ declare namespace BerryMcp {
     readonly taskSupport?: TaskSupport;
     /** Only with `schemas: true`: the raw JSON Schemas. */
     readonly inputSchema?: ObjectSchema;
-    readonly outputSchema?: ObjectSchema;
+    /** Any JSON Schema (2026-07-28 lets a tool's output be any JSON value). */
+    readonly outputSchema?: { [keyword: string]: unknown };
   }
 
   /**
@@ -368,8 +376,8 @@ declare namespace BerryMcp {
     _meta?: ResultMeta;
   };
 
-  /** The full MCP result of a tool call. */
-  type CallResult = CallResultWith<{ [key: string]: unknown }>;
+  /** The full MCP result of a tool call; `structuredContent` may be any JSON value (2026-07-28). */
+  type CallResult = CallResultWith<unknown>;
 
   /** Progress reported by a running tool (the host forwards it; scripts do not receive it). */
   interface ProgressEvent {

@@ -50,7 +50,7 @@ describe('berry-mcp CLI', function () {
   it('list prints an aligned table for people', async () => {
     const { code, stdout } = await cli(['list', 'everything', '--refresh', '--config', 'mcp.json'], { cwd: tmp.dir });
     assert.equal(code, 0);
-    assert.match(stdout, /^everything {2}connected {2}stdio {2}\d+ tools$/m);
+    assert.match(stdout, /^everything {2}connected {2}stdio {2}\d+ tools {2}MCP 2025-11-25$/m);
     assert.match(stdout, /^ {2}echo +Echoes back the input string$/m);
   });
 

@@ -23,7 +23,7 @@ function listText(result: ListResult): string {
   for (const server of result.servers) {
     if (server.status === 'connected') {
       const cached = server.cached ? [`saved catalog, ${age(server.cached.ageMs)} old`] : [];
-      const head = table([[server.name, 'connected', server.transport, ...(server.protocol ? [`MCP ${server.protocol}`] : []), `${server.tools.length} tools`, ...cached]]);
+      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`, ...cached, ...(server.protocol ? [`MCP ${server.protocol}`] : [])]]);
       const tools = table(server.tools.map((t) => [t.name, t.description]), '  ');
       const warnings = (server.warnings ?? []).map((w) => `  warning: ${w}`).join('\n');
       blocks.push([head, server.tools.length > 0 ? tools : '', warnings].filter((part) => part !== '').join('\n'));

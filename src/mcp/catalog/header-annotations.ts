@@ -48,6 +48,23 @@ export function headerAnnotationProblem(tool: Tool): string | undefined {
   return visit(tool.inputSchema, [], true, 0);
 }
 
+const definitions = new WeakMap<Tool, Tool | null>();
+
+/**
+ * What the SDK's callTool needs to write a tool's Mcp-Param-* headers: its input schema only (no
+ * outputSchema, so the SDK does not judge results the legacy era's calls do not), or undefined for
+ * a tool without annotations (then a plain request does, and costs less). Memoized per listed tool.
+ */
+export function headerDefinition(tool: Tool): Tool | undefined {
+  let definition = definitions.get(tool);
+  if (definition === undefined) {
+    const { outputSchema: _output, ...input } = tool;
+    definition = JSON.stringify(tool.inputSchema ?? {}).includes('"x-mcp-header"') ? input : null;
+    definitions.set(tool, definition);
+  }
+  return definition ?? undefined;
+}
+
 /** The tools whose annotations are valid, and a warning for each one left out. */
 export function withoutInvalidHeaders(tools: readonly Tool[]): { tools: Tool[]; warnings: string[] } {
   const kept: Tool[] = [];

@@ -19,10 +19,12 @@ import { answerElicitation } from '../operations/elicitation.js';
 export const MAX_ROUNDS = 8;
 /** A round that asks nothing (only `requestState`) is sent again after this pause, not in a spin. */
 const STATE_ONLY_PAUSE_MS = 250;
+const NONE = Object.freeze({});
 
 /** What the rounds need of the connection. */
 export interface RoundsTarget {
   readonly config: { readonly name: string };
+  readonly client: { getProtocolEra(): 'modern' | 'legacy' | undefined };
   readonly owners: { hostHandler(): ElicitationHandler | undefined };
   readonly log: LogSink;
 }
@@ -34,15 +36,17 @@ interface InputRequired {
 }
 
 /**
- * Runs `send` (which must pass `allowInputRequired: true`) until the server's answer is complete.
+ * Runs `send` (which must pass its `allowInputRequired` on) until the server's answer is complete.
  * `extra` holds `inputResponses` and `requestState` for the next round (empty on the first).
  */
 export async function answerInputRounds<T>(
   target: RoundsTarget,
   handler: ElicitationHandler | undefined,
-  send: (extra: Record<string, unknown>, options: { allowInputRequired: true }) => Promise<T>,
+  send: (extra: Record<string, unknown>, options: { allowInputRequired?: true }) => Promise<T>,
   signal: AbortSignal | undefined,
 ): Promise<T> {
+  // The 2025 era has no input_required: the request goes as it is (the warm-call path).
+  if (target.client.getProtocolEra() !== 'modern') return send(NONE, NONE);
   const server = target.config.name;
   let extra: Record<string, unknown> = {};
   for (let round = 0; ; round++) {

@@ -3,7 +3,8 @@
  * progress and a hard deadline), the sign-in a request may meet, and CallScope, the one deadline
  * and abort helper of a call (task calls use it too).
  */
-import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
+import { specTypeSchemas, type CallToolResult, type Client, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
+import { headerDefinition } from '../catalog/header-annotations.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { BerryError, CallTimeoutError, CancelledError, TransportClosedError, isBerryError } from '../../common/errors.js';
 import { abortPromise, onAbort } from '../../common/abort.js';
@@ -22,6 +23,7 @@ import type { Wire } from './wire.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
+const CALL_RESULT = specTypeSchemas.CallToolResult;
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
@@ -47,6 +49,8 @@ export interface RequestTarget {
   readonly offered: readonly string[];
   /** The listed tool of that name, if the tool list is settled (Mcp-Param-* headers need its schema). */
   toolNamed(name: string): Tool | undefined;
+  /** True on a 2026-07-28 Streamable HTTP connection: annotated arguments travel as headers. */
+  readonly mirrorsHeaders: boolean;
   markDead(reason: string): void;
 }
 
@@ -160,15 +164,20 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     );
   const onProgress = options.onProgress;
   try {
-    const definition = headerDefinition(target, tool);
-    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => answerInputRounds(target, options.onElicitation, (extra, allow) => target.client.callTool(
+    // Only a tool whose arguments travel as headers (2026-07-28 over HTTP) needs the SDK's callTool;
+    // other calls name their result schema (measured: faster than the method-keyed lookup).
+    const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
+    const definition = listed ? headerDefinition(listed) : undefined;
+    const client = target.client;
+    const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
+      definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+    const result = await withSignIn(target, () => target.owners.as(options.onElicitation, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
       { name: tool, arguments: args, ...extra },
       {
         ...allow,
         signal: scope.signal,
         timeout: timeoutMs,
         resetTimeoutOnProgress: true,
-        ...(definition ? { toolDefinition: definition } : {}),
         onprogress: (p) => {
           if (!scope.hasDeadline) armDeadline();
           onProgress?.({
@@ -187,18 +196,6 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
   } finally {
     scope.dispose();
   }
-}
-
-/**
- * The tool's definition for the SDK's Mcp-Param-* headers (2026-07-28): its input schema only, so
- * the SDK does not also judge the result against an outputSchema (the calls of the legacy era do not).
- */
-function headerDefinition(target: RequestTarget, name: string): Tool | undefined {
-  if (target.client.getProtocolEra() !== 'modern') return undefined;
-  const tool = target.toolNamed(name);
-  if (!tool) return undefined;
-  const { outputSchema: _output, ...rest } = tool;
-  return rest;
 }
 
 /** A failed request as a typed error; a dead session or transport marks the connection dead. */

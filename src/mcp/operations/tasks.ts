@@ -5,8 +5,7 @@
  * script gets the ordinary `tools/call` result from `tasks/result`. An abort or the deadline sends
  * `tasks/cancel`. The deadline covers the whole task: the entry's `timeout`, counted from the start.
  */
-import { CallToolResultSchema, CancelTaskResultSchema, CreateTaskResultSchema, GetTaskResultSchema } from '@modelcontextprotocol/core';
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import { specTypeSchemas, type CallToolResult } from '@modelcontextprotocol/client';
 import { BerryError, CallTimeoutError, CancelledError } from '../../common/errors.js';
 import { onAbort, sleep } from '../../common/abort.js';
 import type { CallOptions, ServerConnection } from '../connection/connection.js';
@@ -74,7 +73,7 @@ export async function callToolAsTask(
     const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
       (o) =>
-        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken } } }, CreateTaskResultSchema, {
+        owned(() => client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken } } }, specTypeSchemas.CreateTaskResult, {
           ...o,
           timeout: remaining(started),
         })),
@@ -96,7 +95,7 @@ export async function callToolAsTask(
       const id = taskId;
       task = await scoped((signal) => connection.send(
         `tasks/get "${tool}"`,
-        (o) => owned(() => client.request({ method: 'tasks/get', params: { taskId: id } }, GetTaskResultSchema, { ...o, timeout: remaining(started) })),
+        (o) => owned(() => client.request({ method: 'tasks/get', params: { taskId: id } }, specTypeSchemas.GetTaskResult, { ...o, timeout: remaining(started) })),
         signal,
         server,
       ));
@@ -105,7 +104,7 @@ export async function callToolAsTask(
     const id = taskId;
     const result = await scoped((signal) => connection.send(
       `tasks/result "${tool}"`,
-      (o) => owned(() => client.request({ method: 'tasks/result', params: { taskId: id } }, CallToolResultSchema, { ...o, timeout: remaining(started) })),
+      (o) => owned(() => client.request({ method: 'tasks/result', params: { taskId: id } }, specTypeSchemas.CallToolResult, { ...o, timeout: remaining(started) })),
       signal,
       server,
     ));
@@ -127,5 +126,5 @@ function clamp(ms: number): number {
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */
 function sendCancel(connection: ServerConnection, taskId: string): void {
   if (connection.dead) return;
-  void connection.client.request({ method: 'tasks/cancel', params: { taskId } }, CancelTaskResultSchema, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
+  void connection.client.request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
 }

@@ -33,7 +33,7 @@ for (const block of result.content) {
       break;
   }
 }
-const structured: { [key: string]: unknown } | undefined = result.structuredContent;
+const structured: unknown = result.structuredContent;
 const token: string | number | undefined = result._meta?.progressToken;
 text({ structured, token });
 
