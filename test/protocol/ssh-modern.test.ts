@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
 import { v2ServerPath } from '../support/paths.js';
-import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
+import { sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 
 describe('protocol eras over SSH: a modern-only stdio server on the remote machine', function () {
   this.timeout(30_000);
@@ -15,15 +15,7 @@ describe('protocol eras over SSH: a modern-only stdio server on the remote machi
   let host: McpHost;
 
   before(async function () {
-    try {
-      sshd = await startSshd();
-    } catch (error) {
-      if (error instanceof SshdUnavailableError && process.env.CI !== 'true') {
-        console.warn(`    (skipping: ${error.message})`);
-        this.skip();
-      }
-      throw error;
-    }
+    sshd = await startSshdOrSkip(this, 'the modern-only SSH suite');
     const home = statSync(sshd.homeDir);
     const project = join(sshd.dir, 'modern');
     mkdirSync(project, { recursive: true });

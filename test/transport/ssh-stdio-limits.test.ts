@@ -7,7 +7,7 @@ import { isBerryError, type BerryError } from '../../src/common/errors.js';
 import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
 import { faultServerPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
-import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
+import { sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 
 // The stdio transport's bounds hold for servers over SSH too: the same line reader parses an exec
 // channel's stdout, and a failed transport stops the remote process group. (A remote server that
@@ -21,15 +21,7 @@ describe('stdio limits over SSH', function () {
   let host: McpHost;
 
   before(async function () {
-    try {
-      sshd = await startSshd();
-    } catch (error) {
-      if (error instanceof SshdUnavailableError && process.env.CI !== 'true') {
-        console.warn(`    (skipping the SSH limits suite: ${error.message})`);
-        this.skip();
-      }
-      throw error;
-    }
+    sshd = await startSshdOrSkip(this, 'the SSH limits suite');
     const home = statSync(sshd.homeDir);
     project = join(sshd.dir, 'limits');
     mkdirSync(project, { recursive: true });

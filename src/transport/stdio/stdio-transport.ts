@@ -59,7 +59,6 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
   #exit: ProcessExit | undefined;
   #closing: Promise<void> | undefined;
   #closedNotified = false;
-  #protocolVersion: string | undefined;
   readonly #stderrLines: StderrLines;
   #failure: StdioTransportFailure | undefined;
   #drained: Promise<void> | undefined;
@@ -100,14 +99,6 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
 
   get stderrTail(): string {
     return this.#stderrTail.text();
-  }
-
-  get protocolVersion(): string | undefined {
-    return this.#protocolVersion;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#protocolVersion = version;
   }
 
   async start(): Promise<void> {
