@@ -21,14 +21,18 @@ export function clientMetadataFor(config: ResolvedOAuthConfig | undefined, redir
       : config?.clientSecret !== undefined
         ? 'client_secret_basic'
         : 'none';
-  return {
+  const metadata = {
     client_name: 'berry-mcp',
+    // OIDC DCR §2 / SEP-837: the loopback redirect makes berry-mcp a native app (RFC 8252); a
+    // client_credentials client has no redirect and registers as the default, web.
+    application_type: interactive ? 'native' : 'web',
     redirect_uris: interactive ? [redirectUrl] : [],
     grant_types: interactive ? ['authorization_code', 'refresh_token'] : ['client_credentials'],
     response_types: interactive ? ['code'] : [],
     token_endpoint_auth_method: authMethod,
     ...(config?.scopes?.length ? { scope: config.scopes.join(' ') } : {}),
   };
+  return metadata;
 }
 
 /** For client_credentials only; the authorization code grant uses the SDK's default request. */
@@ -38,18 +42,6 @@ export function clientCredentialsRequest(config: ResolvedOAuthConfig | undefined
   const wanted = config?.scopes?.length ? config.scopes.join(' ') : scope;
   if (wanted) params.set('scope', wanted);
   return params;
-}
-
-/**
- * The SDK picks scopes from the challenge or the resource metadata; ask for a refresh token too
- * when the authorization server offers offline_access.
- */
-export function askOfflineAccess(url: URL, supported: readonly string[] | undefined): void {
-  const scope = url.searchParams.get('scope');
-  if (!supported?.includes('offline_access') || scope === null) return;
-  const scopes = scope.split(' ').filter(Boolean);
-  if (scopes.includes('offline_access')) return;
-  url.searchParams.set('scope', [...scopes, 'offline_access'].join(' '));
 }
 
 /** The private_key_jwt signer of a configured client with a key (read on first use), else undefined. */

@@ -6,16 +6,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
-import { createRedactor, type ResolvedOAuthConfig } from '../config/index.js';
-import { askOfflineAccess, clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
+import type { ResolvedOAuthConfig } from '../config/index.js';
+import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
 import { authRequiredError } from './map-auth-error.js';
 import { boundOAuthFetch } from './oauth-fetch.js';
 import { sessionFetch } from './session-fetch.js';
 import { listenForRedirect } from './session-listener.js';
+import { recordRedactor } from './record-redactor.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
-import { resolveTokenDir, TokenStore, type SignInRecord, type StoredTokens } from './token-store.js';
+import { resolveTokenDir, TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
 import type { OAuthSessionOptions } from './session-options.js';
 
 export type { AuthorizationUrlHandler, OAuthSessionOptions } from './session-options.js';
@@ -36,17 +37,18 @@ export class OAuthSession implements OAuthClientProvider {
   #redirectIss: string | undefined;
   #completing: Promise<void> | undefined;
   #authStarted = false;
-  #redactor: (text: string) => string = (text) => text;
-  #redactorFor: SignInRecord | undefined;
+  readonly #redactRecord = recordRedactor();
   readonly addClientAuthentication?: OAuthClientProvider['addClientAuthentication'];
   readonly clientMetadataUrl?: string;
 
   readonly #oauthFetch: FetchLike;
   readonly #endpoint: string;
+  readonly #interactive: boolean;
 
   constructor(options: OAuthSessionOptions) {
     this.#options = options;
     this.#config = options.oauth;
+    this.#interactive = isInteractive(options.oauth);
     this.#oauthFetch = boundOAuthFetch(options.fetch);
     this.#endpoint = new URL(options.serverUrl).href;
     if (options.oauth?.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
@@ -54,12 +56,8 @@ export class OAuthSession implements OAuthClientProvider {
     if (signer) this.addClientAuthentication = signer;
   }
 
-  /** False while a new sign-in must not start (the connect right after one). */
+  /** False while a new sign-in must not start (the connect or the request retried right after one). */
   signInAllowed = true;
-
-  get #interactive(): boolean {
-    return isInteractive(this.#config);
-  }
 
   /** True while a sign-in waits for its redirect (after the SDK asked to open the URL). */
   get pendingSignIn(): boolean {
@@ -133,11 +131,14 @@ export class OAuthSession implements OAuthClientProvider {
     // (refresh happens in this class), so without a way to show a URL it stops here.
     if (this.#interactive) {
       if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
-      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused the token it just issued');
+      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused again right after a sign-in (the token it just issued, or its scopes), so another would end the same way');
       // The code exchange runs auth() again: it must repeat the redirect URI, not open a new port.
       if (!this.#completing) await this.#ensureListener();
     }
-    return (await this.#read()).discovery;
+    // A sign-in under way (its code exchange, a request joining it) keeps its authorization server;
+    // a new one asks the resource again, so a server that moved to another authorization server is
+    // followed there, and the client stamped for the old one is registered anew (SEP-2352).
+    return this.#pending || this.#completing ? (await this.#read()).discovery : undefined;
   }
 
   // Before anything is registered with, or sent to, the authorization server discovery found.
@@ -151,7 +152,6 @@ export class OAuthSession implements OAuthClientProvider {
     const listener = this.#listener;
     if (!handler || !listener || this.#state === undefined) throw authRequiredError(this.#options.server);
     if (this.#pending) return;
-    askOfflineAccess(authorizationUrl, this.#record?.discovery?.authorizationServerMetadata?.scopes_supported);
     const expected = issuerExpectation(this.#record?.discovery);
     const pending = listener.waitForCode(this.#state, this.#options.signInTimeoutMs, undefined, (iss) => {
       checkRedirectIssuer(this.#options.server, iss, expected);
@@ -179,16 +179,8 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   async invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
-    if (scope === 'verifier') {
-      this.#verifier = undefined;
-      return;
-    }
-    await this.#update((record) => ({
-      serverUrl: record.serverUrl,
-      ...(scope === 'client' || scope === 'all' || !record.client ? {} : { client: record.client }),
-      ...(scope === 'tokens' || scope === 'all' || !record.tokens ? {} : { tokens: record.tokens }),
-      ...(scope === 'discovery' || scope === 'all' || !record.discovery ? {} : { discovery: record.discovery }),
-    }));
+    if (scope === 'verifier') this.#verifier = undefined;
+    else await this.#update((record) => withoutPart(record, scope));
   }
 
   /**
@@ -218,18 +210,9 @@ export class OAuthSession implements OAuthClientProvider {
     return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale), beforeSignIn: () => this.#readyForSignIn() });
   }
 
-  /**
-   * Masks the tokens and registered client secret this session has seen, for errors and logs (a
-   * server may echo a token back in an error body).
-   */
+  /** Masks the tokens and registered client secret this session has seen, for errors and logs. */
   redact(text: string): string {
-    const record = this.#record;
-    const secrets = [record?.tokens?.access_token, record?.tokens?.refresh_token, record?.tokens?.id_token, record?.client?.client_secret];
-    if (record !== this.#redactorFor) {
-      this.#redactorFor = record;
-      this.#redactor = createRedactor(secrets.filter((v): v is string => typeof v === 'string' && v.length >= 4));
-    }
-    return this.#redactor(text);
+    return this.#redactRecord(this.#record, text);
   }
 
   async close(): Promise<void> {

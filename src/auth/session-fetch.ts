@@ -28,9 +28,9 @@ export function sessionFetch(base: FetchLike, options: SessionFetchOptions): Fet
   return async (url, init) => {
     if ((url instanceof URL ? url.href : String(url)) !== options.endpoint) return oauthFetch(url, init);
     const response = await base(url, init);
-    const toSdk = async (): Promise<Response> => {
-      if (response.status === 401 || (response.status === 403 && /insufficient_scope/i.test(response.headers.get('www-authenticate') ?? ''))) await options.beforeSignIn?.();
-      return response;
+    const toSdk = async (answer: Response = response): Promise<Response> => {
+      if (answer.status === 401 || (answer.status === 403 && /insufficient_scope/i.test(answer.headers.get('www-authenticate') ?? ''))) await options.beforeSignIn?.();
+      return answer;
     };
     if (response.status !== 401 || !options.refreshes) return toSdk();
     const headers = new Headers(init?.headers);
@@ -44,6 +44,7 @@ export function sessionFetch(base: FetchLike, options: SessionFetchOptions): Fet
     if (!fresh) return toSdk();
     await response.body?.cancel().catch(() => {});
     headers.set('authorization', `Bearer ${fresh.access_token}`);
-    return base(url, { ...init, headers });
+    // Refused even fresh (the resource moved to another authorization server): a sign-in follows.
+    return toSdk(await base(url, { ...init, headers }));
   };
 }

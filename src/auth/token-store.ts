@@ -25,6 +25,16 @@ export interface SignInRecord {
   readonly tokens?: StoredTokens;
 }
 
+/** The record without one part ('all': with none of them), as the SDK's invalidateCredentials asks. */
+export function withoutPart(record: SignInRecord, part: 'all' | 'client' | 'tokens' | 'discovery'): SignInRecord {
+  return {
+    serverUrl: record.serverUrl,
+    ...(part === 'client' || part === 'all' || !record.client ? {} : { client: record.client }),
+    ...(part === 'tokens' || part === 'all' || !record.tokens ? {} : { tokens: record.tokens }),
+    ...(part === 'discovery' || part === 'all' || !record.discovery ? {} : { discovery: record.discovery }),
+  };
+}
+
 /** Where tokens live: `tokenDir`, else `$XDG_CONFIG_HOME/berry/oauth`, else `~/.config/berry/oauth`. */
 export async function resolveTokenDir(machine: Machine, tokenDir: string | undefined, signal?: AbortSignal): Promise<string> {
   if (tokenDir !== undefined) return tokenDir;

@@ -159,4 +159,18 @@ describe('auth: every OAuth response is bounded in size and time', function () {
       return true;
     });
   });
+
+  it("the authorization server's error reaches the caller with the secret it echoes masked", async () => {
+    await fault('echo=secret');
+    const config = writeConfig(join(suite.dir, 'bot-echo'), {
+      bot: { url: suite.fixture.url, oauth: { grant: 'client_credentials', clientId: 'nobody', clientSecret: 'wrong-s3cret-value' } },
+    });
+    const { host } = hosts.open(config, freshTokenDir(), false);
+    await assert.rejects(host.call({ server: 'bot', tool: 'whoami' }), (error: unknown) => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED', String(error));
+      assert.match(error.message, /invalid_client: bad client credentials \(client nobody, secret /);
+      assert.ok(!error.message.includes('wrong-s3cret-value'), error.message);
+      return true;
+    });
+  });
 });

@@ -4,9 +4,11 @@
  *
  *   node --no-node-snapshot dist/test/conformance/client.js <server-url>
  *
- * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. Every scenario is
- * driven the same way: list the server's tools and call each with arguments made from its schema;
- * elicitations are accepted with an empty form, so the schema's defaults are what the server gets.
+ * The suite appends the URL of its test server and sets MCP_CONFORMANCE_SCENARIO. A scenario is
+ * driven by what it gives and asks: list the server's tools, then call the tool calls the suite's
+ * MCP_CONFORMANCE_CONTEXT names (`toolCalls`), else every tool with arguments made from its schema
+ * (SCENARIO_STEPS holds the few scenarios that ask for something else); elicitations are accepted
+ * with an empty form, so the schema's defaults are what the server gets.
  * Authorization scenarios sign in through onAuthorizationUrl (a "browser" that follows the redirects)
  * with the suite's MCP_CONFORMANCE_CONTEXT as the entry's `oauth` block.
  * Exit status 0 when every step worked, 1 otherwise.
@@ -14,7 +16,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHost } from '../../src/index.js';
+import { createHost, type Host } from '../../src/index.js';
 
 const SERVER = 'conformance';
 /** The client ID metadata document the suite's CIMD scenario serves (auth/basic-cimd). */
@@ -36,6 +38,68 @@ export function oauthFromContext(scenario: string, context: string | undefined):
   if (scenario.startsWith('auth/client-credentials')) oauth['grant'] = 'client_credentials';
   return oauth;
 }
+
+interface ToolCall {
+  readonly name: string;
+  readonly arguments: Record<string, unknown>;
+}
+
+/** The tool calls a scenario asks for in its context (http-custom-headers), or undefined. */
+export function toolCallsFromContext(context: string | undefined): ToolCall[] | undefined {
+  const given = context ? (JSON.parse(context) as { toolCalls?: unknown }) : {};
+  if (!Array.isArray(given.toolCalls)) return undefined;
+  return given.toolCalls.map((call: { name?: unknown; arguments?: unknown }) => ({
+    name: String(call.name),
+    arguments: typeof call.arguments === 'object' && call.arguments !== null ? (call.arguments as Record<string, unknown>) : {},
+  }));
+}
+
+type Step = (host: Host, tools: readonly string[], log: (text: string) => void) => Promise<void>;
+
+async function inputSchemaOf(host: Host, tool: string): Promise<unknown> {
+  const described = await host.describe({ server: SERVER, tool, schemas: true });
+  return 'inputSchema' in described ? described.inputSchema : {};
+}
+
+/**
+ * The call's arguments without a null the property's schema does not allow: berry-mcp checks
+ * arguments before sending, and a caller reading mcp_describe leaves such a value out (for
+ * http-custom-headers, whose context passes `verbose: null` for a boolean; its check is that the
+ * header is omitted for a null or absent value).
+ */
+export function withoutForbiddenNulls(args: Record<string, unknown>, schema: unknown): Record<string, unknown> {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  const allowsNull = (type: unknown): boolean => type === 'null' || (Array.isArray(type) && type.includes('null'));
+  return Object.fromEntries(Object.entries(args).filter(([name, value]) => value !== null || allowsNull(properties[name]?.type)));
+}
+
+/** Scenarios whose server asks the client for something other than "call every tool". */
+const SCENARIO_STEPS: Record<string, Step> = {
+  // Every MRTR tool; a result the server got wrong on purpose (test_mrtr_no_result_type has no
+  // resultType, which 2026-07-28 requires) is refused by berry-mcp and logged: the checks judge
+  // what went over the wire (no retry).
+  'sep-2322-client-request-state': async (host, tools, log) => {
+    for (const tool of tools) {
+      try {
+        log(`${tool} -> ${JSON.stringify(await host.call({ server: SERVER, tool, arguments: {} })).slice(0, 300)}`);
+      } catch (error) {
+        if ((error as { code?: unknown }).code !== 'MCP_PROTOCOL_ERROR') throw error;
+        log(`${tool} refused: ${(error as Error).message.slice(0, 300)}`);
+      }
+    }
+  },
+  // Its server answers tools/list only: reading the schemas is the test (no network $ref is fetched).
+  'json-schema-ref-no-deref': async (host, tools, log) => {
+    for (const tool of tools) log(`${tool} schema: ${JSON.stringify(await inputSchemaOf(host, tool)).slice(0, 300)}`);
+  },
+  // Hand the focal tool's inputSchema back, verbatim, through the echo tool.
+  'json-schema-2020-12-preservation': async (host, tools, log) => {
+    const focal = tools.find((t) => t !== 'json_schema_echo');
+    if (!focal) throw new Error('the server listed no tool besides json_schema_echo');
+    const result = await host.call({ server: SERVER, tool: 'json_schema_echo', arguments: { schema: await inputSchemaOf(host, focal) } });
+    log(`json_schema_echo -> ${JSON.stringify(result).slice(0, 300)}`);
+  },
+};
 
 /** The user's browser: follows the authorization server's redirects to berry-mcp's /callback. */
 async function browser(url: string): Promise<void> {
@@ -87,7 +151,12 @@ async function main(): Promise<number> {
   const scenario = process.env['MCP_CONFORMANCE_SCENARIO'] ?? '(none)';
   const dir = mkdtempSync(join(tmpdir(), 'berry-conformance-'));
   const oauth = oauthFromContext(scenario, process.env['MCP_CONFORMANCE_CONTEXT']);
-  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, oauth } } }));
+  // The entry's protocol stays `auto` (berry-mcp meets the scenario's server as it meets any: a
+  // server/discover probe, then the revision it speaks); BERRY_CONFORMANCE_PIN=1 pins it to the
+  // revision the suite runs (MCP_CONFORMANCE_PROTOCOL_VERSION), as `"protocol"` in mcp.json would.
+  const revision = process.env['MCP_CONFORMANCE_PROTOCOL_VERSION'];
+  const protocol = process.env['BERRY_CONFORMANCE_PIN'] === '1' && revision ? { protocol: revision } : {};
+  writeFileSync(join(dir, 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, oauth, ...protocol } } }));
   const log = (text: string): void => {
     process.stderr.write(`[berry-conformance ${scenario}] ${text}\n`);
   };
@@ -113,12 +182,23 @@ async function main(): Promise<number> {
       log(`not connected: ${status?.status === 'error' ? `${status.error.code}: ${status.error.message}` : String(status?.status)}`);
       return 1;
     }
-    log(`tools: ${status.tools.map((t) => t.name).join(', ') || '(none)'}`);
-    for (const { name } of status.tools) {
-      const described = await host.describe({ server: SERVER, tool: name, schemas: true });
-      const args = sampleFor('inputSchema' in described ? described.inputSchema : {}) as Record<string, unknown>;
+    const tools = status.tools.map((t) => t.name);
+    log(`tools: ${tools.join(', ') || '(none)'}`);
+    const step = SCENARIO_STEPS[scenario];
+    if (step) {
+      await step(host, tools, log);
+      return 0;
+    }
+    const calls = toolCallsFromContext(process.env['MCP_CONFORMANCE_CONTEXT']);
+    for (const name of calls ? [] : tools) {
+      const args = sampleFor(await inputSchemaOf(host, name)) as Record<string, unknown>;
       const result = await host.call({ server: SERVER, tool: name, arguments: args });
       log(`${name}(${JSON.stringify(args)}) -> ${JSON.stringify(result).slice(0, 300)}`);
+    }
+    for (const call of calls ?? []) {
+      const args = withoutForbiddenNulls(call.arguments, await inputSchemaOf(host, call.name));
+      const result = await host.call({ server: SERVER, tool: call.name, arguments: args });
+      log(`${call.name}(${JSON.stringify(call.arguments).slice(0, 200)}) -> ${JSON.stringify(result).slice(0, 300)}`);
     }
     return 0;
   } catch (error) {
