@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
-import { faultEntry } from '../support/fixture-servers.js';
+import { everythingAndFault } from '../support/fixture-servers.js';
 import { everythingPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -49,14 +49,7 @@ describe('berry-mcp serve --http', function () {
   let serve: HttpServe;
 
   before(async () => {
-    tmp = tempDir('berry-serve-http-');
-    cancelLog = join(tmp.dir, 'cancel.log');
-    eventLog = join(tmp.dir, 'events.log');
-    writeFileSync(cancelLog, '');
-    writeConfig(tmp.dir, {
-      everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
-    });
+    ({ tmp, cancelLog, eventLog } = everythingAndFault('berry-serve-http-'));
     serve = await serveHttp(['--config', 'mcp.json', '--allow-origin', 'https://agent.example'], {
       cwd: tmp.dir,
       env: { BERRY_SERVE_TOKEN: TOKEN },

@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { run as runLegacy, serveHttp, type HttpServe } from '../support/berry-serve.js';
 import { MODERN, modernHttp, modernStdio, modernTexts, resultOf, runModern } from '../support/berry-serve-modern.js';
-import { faultEntry } from '../support/fixture-servers.js';
-import { everythingPath } from '../support/paths.js';
+import { everythingAndFault } from '../support/fixture-servers.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
-import { writeConfig } from '../support/write-config.js';
 
 const TOKEN = 'modern-serve-token';
 const ELICIT = `const r = await tools.mcp_call({ server: 'everything', tool: 'trigger-elicitation-request', arguments: {} });
@@ -24,14 +21,7 @@ describe('berry-mcp serve: the 2026-07-28 protocol (v2 client)', function () {
   const clients: Client[] = [];
 
   before(async () => {
-    tmp = tempDir('berry-serve-modern-');
-    cancelLog = join(tmp.dir, 'cancel.log');
-    eventLog = join(tmp.dir, 'events.log');
-    writeFileSync(cancelLog, '');
-    writeConfig(tmp.dir, {
-      everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
-    });
+    ({ tmp, cancelLog, eventLog } = everythingAndFault('berry-serve-modern-'));
     http = await serveHttp(['--config', 'mcp.json'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
   });
   after(async () => {

@@ -3,8 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, ToolListChangedNotificationSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.js';
-import { faultEntry } from '../support/fixture-servers.js';
-import { everythingPath, memoryPath } from '../support/paths.js';
+import { everythingAndFault } from '../support/fixture-servers.js';
+import { memoryPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
@@ -18,14 +18,7 @@ describe('berry-mcp serve (stdio)', function () {
   let serve: StdioServe;
 
   before(async () => {
-    tmp = tempDir('berry-serve-');
-    cancelLog = join(tmp.dir, 'cancel.log');
-    eventLog = join(tmp.dir, 'events.log');
-    writeFileSync(cancelLog, '');
-    writeConfig(tmp.dir, {
-      everything: { command: process.execPath, args: [everythingPath] },
-      fault: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog, FIXTURE_EVENT_LOG: eventLog } }),
-    });
+    ({ tmp, cancelLog, eventLog } = everythingAndFault('berry-serve-'));
     // A budget above the default: one test prints 5,000 lines.
     serve = await serveStdio(['--config', 'mcp.json', '--max-concurrency', '2', '--output-limit', '1048576'], { cwd: tmp.dir });
   });
