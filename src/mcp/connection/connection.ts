@@ -9,6 +9,7 @@ import { callTool, send, type CallOptions, type RequestTarget } from './requests
 import type { Wire } from './wire.js';
 import type { ProgressTaps } from './task-progress.js';
 import type { EraSlot } from './era.js';
+import type { DirectRequests } from './direct-requests.js';
 
 export type { CallOptions };
 
@@ -41,6 +42,8 @@ export class ServerConnection implements RequestTarget {
   readonly taskProgress: ProgressTaps = new Map();
   /** Whose elicitation handler answers a server request (the caller of the request it came with). */
   readonly owners: RequestOwners;
+  /** tools/call beside the SDK's funnel: set once connected in the 2025 era over stdio (direct-requests.ts). */
+  direct: DirectRequests | undefined;
 
   constructor(
     config: ResolvedServerConfig,

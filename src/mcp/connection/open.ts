@@ -16,6 +16,7 @@ import { createSession, type ConnectionAuthOptions } from './oauth-session.js';
 import { ELICITATION_CAPABILITIES, installElicitation } from '../operations/elicitation.js';
 import type { ElicitationHandler } from '../handlers.js';
 import { RequestOwners } from './request-owners.js';
+import { DirectRequests } from './direct-requests.js';
 import type { LogSink } from '../log.js';
 import { authRequired, describeFailure, describeHttpFailure, isSessionExpired } from './failures.js';
 import { ServerConnection } from './connection.js';
@@ -170,6 +171,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     options.era.memory.set(options.era.key, era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' });
   }
   if (era === 'modern') listenForChanges(connection);
+  else if (wire.kind === 'stdio') connection.direct = new DirectRequests(transport, (id) => owners.answered(id));
   if (wire.kind === 'stdio') {
     log({ server: config.name, kind: 'spawned', message: `spawned pid ${wire.diagnostics.pid ?? '?'}` });
   } else if (era !== 'modern') {

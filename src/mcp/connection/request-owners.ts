@@ -51,8 +51,13 @@ export class RequestOwners {
     };
     transport.onmessage = (message) => {
       const m = message as { id?: unknown; method?: unknown };
-      if (m.method === undefined && isId(m.id)) this.#inFlight.delete(key(m.id));
+      if (m.method === undefined && isId(m.id)) this.answered(m.id);
     };
+  }
+
+  /** Our request `id` got its answer (or was given up): it is no longer in flight. */
+  answered(id: Id): void {
+    this.#inFlight.delete(key(id));
   }
 
   /** What to spread into a request's params so that `handler` owns it (nothing: the host does). */

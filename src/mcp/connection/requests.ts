@@ -20,6 +20,7 @@ import { closedDetail, tooLargeError } from './stdio-failure.js';
 import { mapRevisionError } from './revision-errors.js';
 import { answerInputRounds } from './input-rounds.js';
 import type { Wire } from './wire.js';
+import type { DirectRequests } from './direct-requests.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
@@ -39,6 +40,8 @@ export interface RequestTarget {
   readonly config: ResolvedServerConfig;
   readonly client: Client;
   readonly owners: RequestOwners;
+  /** tools/call beside the SDK's funnel (2025 era, stdio), else undefined. */
+  readonly direct: DirectRequests | undefined;
   readonly redact: (text: string) => string;
   readonly session: OAuthSession | undefined;
   readonly wire: Wire;
@@ -165,12 +168,17 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
   const onProgress = options.onProgress;
   try {
     // Only a tool whose arguments travel as headers (2026-07-28 over HTTP) needs the SDK's callTool;
-    // other calls name their result schema (measured: faster than the method-keyed lookup).
+    // a 2025 stdio call goes beside the SDK's funnel (direct-requests.ts); other calls name their
+    // result schema (measured: faster than the method-keyed lookup).
     const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
     const definition = listed ? headerDefinition(listed) : undefined;
-    const client = target.client;
-    const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
-      definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+    const { client, direct } = target;
+    const send = (params: Record<string, unknown>, options: RequestOptions & { signal: AbortSignal; timeout: number }): Promise<CallToolResult> =>
+      definition
+        ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition })
+        : direct
+          ? direct.callTool(params, options)
+          : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
     const owner = RequestOwners.tag(options.onElicitation);
     const result = await withSignIn(target, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
       { name: tool, arguments: args, ...extra, ...owner },
