@@ -166,39 +166,38 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
         ),
     );
   const onProgress = options.onProgress;
+  const request = {
+    signal: scope.signal,
+    timeout: timeoutMs,
+    resetTimeoutOnProgress: true,
+    onprogress: (p: { progress: number; total?: number; message?: string }) => {
+      if (!scope.hasDeadline) armDeadline();
+      onProgress?.({
+        server,
+        tool,
+        progress: p.progress,
+        ...(p.total === undefined ? {} : { total: p.total }),
+        ...(p.message === undefined ? {} : { message: p.message }),
+      });
+    },
+  };
+  const owner = RequestOwners.tag(options.onElicitation);
   try {
-    // Only a tool whose arguments travel as headers (2026-07-28 over HTTP) needs the SDK's callTool;
-    // a 2025 stdio call goes beside the SDK's funnel (direct-requests.ts); other calls name their
-    // result schema (measured: faster than the method-keyed lookup).
+    // A 2025 stdio call goes beside the SDK's funnel (direct-requests.ts): no sign-in and no
+    // input_required there. Only a tool whose arguments travel as headers (2026-07-28 over HTTP)
+    // needs the SDK's callTool; other calls name their result schema (measured: faster than the
+    // method-keyed lookup).
+    const { client, direct } = target;
+    if (direct) return await direct.callTool({ name: tool, arguments: args, ...owner }, request);
     const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
     const definition = listed ? headerDefinition(listed) : undefined;
-    const { client, direct } = target;
-    const send = (params: Record<string, unknown>, options: RequestOptions & { signal: AbortSignal; timeout: number }): Promise<CallToolResult> =>
-      definition
-        ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition })
-        : direct
-          ? direct.callTool(params, options)
-          : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
-    const owner = RequestOwners.tag(options.onElicitation);
-    const result = await withSignIn(target, () => answerInputRounds(target, options.onElicitation, (extra, allow) => send(
-      { name: tool, arguments: args, ...extra, ...owner },
-      {
-        ...allow,
-        signal: scope.signal,
-        timeout: timeoutMs,
-        resetTimeoutOnProgress: true,
-        onprogress: (p) => {
-          if (!scope.hasDeadline) armDeadline();
-          onProgress?.({
-            server,
-            tool,
-            progress: p.progress,
-            ...(p.total === undefined ? {} : { total: p.total }),
-            ...(p.message === undefined ? {} : { message: p.message }),
-          });
-        },
-      },
-    ), scope.signal), scope.signal);
+    const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
+      definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+    const result = await withSignIn(
+      target,
+      () => answerInputRounds(target, options.onElicitation, (extra, allow) => send({ name: tool, arguments: args, ...extra, ...owner }, { ...allow, ...request }), scope.signal),
+      scope.signal,
+    );
     return result as CallToolResult;
   } catch (error) {
     throw mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);
