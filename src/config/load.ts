@@ -31,7 +31,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   signal?.throwIfAborted();
   let home: string | undefined;
   const getHome = async (): Promise<string> => (home ??= await machine.homeDir(signal));
-  const path = resolveMachinePath(configPath, cwd, isHomeRelative(configPath) ? await getHome() : undefined);
+  const path = isHomeRelative(configPath) ? resolveMachinePath(configPath, cwd, await getHome()) : resolvedPath(configPath, cwd);
 
   let text: string | undefined;
   try {
@@ -159,6 +159,16 @@ function normalizeLoadConfigOptions(options: LoadConfigOptions): NormalizedOptio
     signal,
   });
   return normalized;
+}
+
+let lastResolved: { readonly configPath: string; readonly cwd: string; readonly path: string } | undefined;
+
+/** `configPath` made absolute against `cwd`; the last answer is kept, as a host asks the same on every operation. */
+function resolvedPath(configPath: string, cwd: string): string {
+  if (lastResolved?.configPath === configPath && lastResolved.cwd === cwd) return lastResolved.path;
+  const path = resolveMachinePath(configPath, cwd, undefined);
+  lastResolved = { configPath, cwd, path };
+  return path;
 }
 
 function referencedVariables(entry: ValidEntry): string[] {

@@ -71,6 +71,7 @@ export class MachineHost implements McpHost {
   /** What list and typings (operations/) use of this host. */
   readonly #context: OperationContext;
   #lastPrepared: Prepared | undefined;
+  readonly #keys = new WeakMap<ResolvedServerConfig, { readonly lifetime: string; readonly key: string }>();
   #closed = false;
   /** Aborted by close(): ends connects still waiting (a sign-in waits up to signInTimeoutMs). */
   readonly #closing = new AbortController();
@@ -152,7 +153,12 @@ export class MachineHost implements McpHost {
   }
 
   #key(lifetime: string, config: ResolvedServerConfig): string {
-    return poolKey(this.machine.identity, lifetime, this.cwd, config.fingerprint);
+    // Kept per resolved config (immutable, reused while the file is unchanged): one string, hashed once, for every lookup.
+    const known = this.#keys.get(config);
+    if (known?.lifetime === lifetime) return known.key;
+    const key = poolKey(this.machine.identity, lifetime, this.cwd, config.fingerprint);
+    this.#keys.set(config, { lifetime, key });
+    return key;
   }
 
   /**
@@ -170,7 +176,7 @@ export class MachineHost implements McpHost {
     const key = this.#key(prepared.lifetime, config);
     const failed = force ? undefined : this.#pendingFailure(prepared, config);
     if (failed) throw failed;
-    return this.#pool.use(
+    return await this.#pool.use(
       key,
       prepared.scope,
       async (connectSignal) => {
@@ -229,7 +235,7 @@ export class MachineHost implements McpHost {
     return this.#release.run(signal, async () => {
       const prepared = await this.#prepare(signal);
       const entry = resolveEntry(prepared.loaded, server);
-      return this.#use(prepared, entry, (connection) => fn(connection, entry), signal, force);
+      return await this.#use(prepared, entry, (connection) => fn(connection, entry), signal, force);
     });
   }
 
@@ -249,7 +255,8 @@ export class MachineHost implements McpHost {
 
   async call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
     throwIfCancelled(options.signal);
-    return callOperation(this.#context, request, options);
+    // Awaited, not returned: an async function that returns a promise takes two more turns of the microtask queue.
+    return await callOperation(this.#context, request, options);
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
