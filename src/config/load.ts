@@ -152,13 +152,7 @@ function normalizeLoadConfigOptions(options: LoadConfigOptions): NormalizedOptio
   if (configPath !== undefined && typeof configPath !== 'string') {
     throw new TypeError('loadConfig: options.configPath must be a string when given');
   }
-  const normalized: NormalizedOptions = Object.assign(Object.create(null) as object, {
-    machine,
-    cwd,
-    configPath: configPathOrDefault(configPath),
-    signal,
-  });
-  return normalized;
+  return { machine, cwd, configPath: configPathOrDefault(configPath), signal };
 }
 
 let lastResolved: { readonly configPath: string; readonly cwd: string; readonly path: string } | undefined;

@@ -1,4 +1,4 @@
-import { loadConfig, secretsOfServers, valueRedactorOf, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
+import { loadConfig, secretsOfServers, valueRedactorOf, type LoadConfigOptions, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
 // which a host that never connects (a script that calls no tool, --help) should not pay for.
@@ -47,7 +47,8 @@ export function createMcpHost(options: McpHostOptions = {}): McpHost {
 export class MachineHost implements McpHost {
   readonly machine: Machine;
   readonly cwd: string;
-  readonly #configPath: string | undefined;
+  /** What every operation's loadConfig is given (with the operation's signal, if any). */
+  readonly #loadOptions: LoadConfigOptions;
   readonly #pool: ConnectionPool;
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
@@ -82,7 +83,7 @@ export class MachineHost implements McpHost {
     if (!this.cwd.startsWith('/')) {
       throw new TypeError(`cwd must be an absolute path on the machine, got ${JSON.stringify(this.cwd)}`);
     }
-    this.#configPath = options.configPath;
+    this.#loadOptions = { machine: this.machine, cwd: this.cwd, ...(options.configPath === undefined ? {} : { configPath: options.configPath }) };
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
     this.#release = new MachineRelease(this.machine, this.#pool);
@@ -133,12 +134,7 @@ export class MachineHost implements McpHost {
   async #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
     if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
     const lifetime = await this.machine.lifetime(signal);
-    const loaded = await loadConfig({
-      machine: this.machine,
-      cwd: this.cwd,
-      ...(this.#configPath === undefined ? {} : { configPath: this.#configPath }),
-      ...(signal ? { signal } : {}),
-    });
+    const loaded = await loadConfig(signal ? { ...this.#loadOptions, signal } : this.#loadOptions);
     // loadConfig hands back the same object while nothing changed: so does this.
     const last = this.#lastPrepared;
     if (last?.loaded === loaded && last.lifetime === lifetime) return last;
