@@ -40,11 +40,16 @@ export function checkNodeFlags(): void {
  * start, which no argument list shows. Parsed only, never run.
  */
 export function nativesSyntaxEnabled(): boolean {
+  // Asked before every run: the SyntaxError it expects costs a stack trace unless none is taken.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
   try {
     new Function('return %HasFastProperties({})');
     return true;
   } catch {
     return false;
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }
 

@@ -1,5 +1,4 @@
 import { Buffer } from 'node:buffer';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../common/errors.js';
 import { ARGUMENT_REFUSED, HostBridge } from './bridge.js';
@@ -87,7 +86,6 @@ export async function runScript(code: string, options: RunScriptOptions, warmPoo
 /** Ends the run at the first of: the script settles, the deadline, the caller's abort, the memory limit. */
 async function supervise(run: Run, code: string, catastrophe: Catastrophe): Promise<Outcome> {
   const { isolate, options, bridge, outputs } = run;
-  const ended = new AbortController();
   let outcome: Outcome | undefined;
   let settle!: (value: Outcome) => void;
   const settled = new Promise<Outcome>((resolve) => (settle = resolve));
@@ -103,13 +101,14 @@ async function supervise(run: Run, code: string, catastrophe: Catastrophe): Prom
   };
   catastrophe.onCatastrophe = () => stop('SCRIPT_MEMORY_LIMIT');
   const onAbort = (): void => stop('SCRIPT_ABORTED');
-  sleep(msUntil(run.deadline), undefined, { signal: ended.signal }).then(() => stop('SCRIPT_TIMEOUT'), () => {});
+  // A plain timer: ending an aborted timers/promises sleep builds two AbortErrors with stacks, every run.
+  const deadline = setTimeout(() => stop('SCRIPT_TIMEOUT'), msUntil(run.deadline));
   options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     execute(run, code).then(end, (error: unknown) => end(classify(run, error)));
     return await settled;
   } finally {
-    ended.abort();
+    clearTimeout(deadline);
     options.signal?.removeEventListener('abort', onAbort);
     outputs.seal();
     bridge.close(() => callEndReason(outcome));

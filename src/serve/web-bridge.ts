@@ -22,6 +22,9 @@ export function toWebRequest(req: IncomingMessage, res: ServerResponse): Request
   });
 }
 
+/** How long an event stream's headers wait for its first chunk before they are sent alone. */
+const HEADERS_ALONE_AFTER_MS = 20;
+
 /** Writes a web `Response` to `res`, streaming its body (SSE included) until it ends or the client goes. */
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {
   const headers: Record<string, string> = {};
@@ -31,7 +34,9 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     res.end();
     return;
   }
-  res.flushHeaders();
+  // The headers go out with the first chunk when it comes soon (a quick run's whole answer is then
+  // one write, and one wake-up of the client), else on their own so a long run's client sees them.
+  const early = setTimeout(() => res.flushHeaders(), HEADERS_ALONE_AFTER_MS);
   const reader = response.body.getReader();
   const closed = new Promise<void>((resolve) => res.once('close', resolve));
   void closed.then(() => reader.cancel().catch(() => {}));
@@ -39,11 +44,17 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      clearTimeout(early);
+      // Corked until the next tick: a chunk and the end that follows it at once leave in one write.
+      res.cork();
+      process.nextTick(() => res.uncork());
       if (!res.write(value)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
+    clearTimeout(early);
     res.end();
   } catch {
+    clearTimeout(early);
     // The body stream failed or was cancelled because the client went: nothing more to write.
     res.destroy();
   }
