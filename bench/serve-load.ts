@@ -16,7 +16,7 @@
  * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +57,10 @@ interface LevelRound {
   /** serve's CPU time per run in the window: the whole process, and its main thread alone. */
   readonly cpuPerRunMs: number;
   readonly mainCpuPerRunMs: number;
+  /** The busiest thread of serve over the window: its CPU per run, and its name. */
+  readonly busiestThread: { readonly name: string; readonly cpuPerRunMs: number };
+  /** How busy all cores of the machine were over the window, in % (100: every core busy all the time). */
+  readonly machineBusyPercent: number;
 }
 
 export interface LoadOptions {
@@ -122,6 +126,10 @@ function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Ma
         value(SECTION, `${name}: busiest load-generator process CPU`, '%', Math.max(...rounds.map((r) => r.generatorCpuPercent))),
         value(SECTION, `${name}: serve CPU per run, all threads`, 'ms', median(rounds.map((r) => r.cpuPerRunMs))),
         value(SECTION, `${name}: serve CPU per run, main thread`, 'ms', median(rounds.map((r) => r.mainCpuPerRunMs))),
+        value(SECTION, `${name}: serve CPU per run, its busiest thread`, 'ms', median(rounds.map((r) => r.busiestThread.cpuPerRunMs)), {
+          note: [...new Set(rounds.map((r) => r.busiestThread.name))].join(', '),
+        }),
+        value(SECTION, `${name}: the machine's cores busy`, '%', median(rounds.map((r) => r.machineBusyPercent))),
       );
     }
     if (levels.includes(16)) {
@@ -187,8 +195,8 @@ async function drive(serve: Serve, clients: number, warmupMs: number, measureMs:
   };
   const sampler = setInterval(sample, 200);
   const pid = serve.child.pid!;
-  let cpuFrom = { all: 0, main: 0 };
-  let cpuTo = { all: 0, main: 0 };
+  let cpuFrom: ServeCpu = { all: 0, main: 0, threads: new Map(), machine: { busy: 0, total: 0 } };
+  let cpuTo: ServeCpu = cpuFrom;
   const cpuTimers = [
     setTimeout(() => (cpuFrom = cpuOf(pid)), warmupMs),
     setTimeout(() => (cpuTo = cpuOf(pid)), warmupMs + measureMs),
@@ -209,6 +217,8 @@ async function drive(serve: Serve, clients: number, warmupMs: number, measureMs:
       failures,
       cpuPerRunMs: (cpuTo.all - cpuFrom.all) / latenciesMs.length,
       mainCpuPerRunMs: (cpuTo.main - cpuFrom.main) / latenciesMs.length,
+      busiestThread: busiestThread(cpuFrom, cpuTo, latenciesMs.length),
+      machineBusyPercent: (100 * (cpuTo.machine.busy - cpuFrom.machine.busy)) / (cpuTo.machine.total - cpuFrom.machine.total),
     };
   } finally {
     clearInterval(sampler);
@@ -245,18 +255,53 @@ function startGenerator(url: string, clients: number): Promise<Generator> {
   });
 }
 
-/** CPU time (user + system, ms) of the process `pid` and of its main thread, from /proc (clock ticks of 10 ms). */
-function cpuOf(pid: number): { all: number; main: number } {
+interface ServeCpu {
+  readonly all: number;
+  readonly main: number;
+  /** By thread id: its name and CPU time (ms). */
+  readonly threads: ReadonlyMap<string, { readonly name: string; readonly ms: number }>;
+  /** Clock ticks of the whole machine (/proc/stat): busy and in all. */
+  readonly machine: { readonly busy: number; readonly total: number };
+}
+
+/** CPU time (user + system, ms) of the process `pid`, of its main thread and of each thread, from /proc (clock ticks of 10 ms). */
+function cpuOf(pid: number): ServeCpu {
   const ticks = (file: string): number => {
     const stat = readFileSync(file, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(fields[11]) + Number(fields[12]);
   };
+  const threads = new Map<string, { name: string; ms: number }>();
   try {
-    return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: ticks(`/proc/${pid}/task/${tid}/stat`) * 10 });
+      } catch {
+        // The thread ended between the listing and the read.
+      }
+    }
+    return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10, threads, machine: machineTicks() };
   } catch {
-    return { all: Number.NaN, main: Number.NaN };
+    return { all: Number.NaN, main: Number.NaN, threads, machine: machineTicks() };
   }
+}
+
+/** The whole machine's CPU ticks: the first line of /proc/stat (idle and iowait are the idle ones). */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((sum, n) => sum + n, 0);
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+
+/** The thread that used the most CPU between the two readings (threads started in between count from 0). */
+function busiestThread(from: ServeCpu, to: ServeCpu, runs: number): { name: string; cpuPerRunMs: number } {
+  let best = { name: '?', cpuPerRunMs: 0 };
+  for (const [tid, thread] of to.threads) {
+    const ms = thread.ms - (from.threads.get(tid)?.ms ?? 0);
+    const name = tid === [...to.threads.keys()][0] ? `${thread.name} (main)` : thread.name;
+    if (ms / runs > best.cpuPerRunMs) best = { name, cpuPerRunMs: ms / runs };
+  }
+  return best;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
