@@ -6,12 +6,13 @@ import { availableParallelism } from 'node:os';
 import { WorkerPool } from './worker-pool.js';
 
 /**
- * serve's default from the core count: none on 1 or 2 cores, where the one event loop carries as
- * many runs as the cores do and the crossings only add CPU (≈ 0.5 ms a run, docs/performance.md);
- * else a worker per core but one (the main thread's), at most 4 (each holds a V8 heap of its own).
+ * serve's default from the core count: none on one core, where a worker only adds its crossings
+ * (≈ 0.5 ms a run); else a worker per core but one (the main thread's), at least 2 and at most 4
+ * (each holds a V8 heap of its own). On 2 cores one worker is a thread of its own that binds: it
+ * does ≈ 2 ms of each run, and the cores stay 17 % idle; two fill them (docs/performance.md).
  */
 export function defaultWorkers(cores = availableParallelism()): number {
-  return cores <= 2 ? 0 : Math.min(4, cores - 1);
+  return cores <= 1 ? 0 : Math.min(4, Math.max(2, cores - 1));
 }
 
 /** `runOptions` goes into each host.run; `close` ends the workers. */

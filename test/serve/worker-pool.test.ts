@@ -51,8 +51,8 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     tmp.cleanup();
   });
 
-  it('defaults to no worker on 1 or 2 cores, else one per core but one, at most 4', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 0, 2, 3, 4, 4]);
+  it('defaults to no worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 2, 2, 3, 4, 4]);
   });
 
   it('spreads runs in flight over the workers; calls, progress and outputs cross both ways', async () => {
