@@ -134,6 +134,11 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     const before = await pid(capped, 'ok');
     const big = await rejection(capped.call({ server: 'ok', tool: 'echo', arguments: { text: 'x'.repeat(2000) } }), 'MCP_INVALID_ARGUMENT');
     assert.match(big.message, /2011 bytes as JSON, over the limit of 1000 bytes \(maxArgumentBytes\)/);
+    // Counted in UTF-8 bytes, not characters: 400 euro signs are 1,200 bytes.
+    const wide = await rejection(capped.call({ server: 'ok', tool: 'echo', arguments: { text: '€'.repeat(400) } }), 'MCP_INVALID_ARGUMENT');
+    assert.match(wide.message, /1211 bytes as JSON/);
+    // Just under the limit passes, however much larger its escaped worst case could have been.
+    assert.ok((await capped.call({ server: 'ok', tool: 'echo', arguments: { text: 'x'.repeat(980) } })).content.length > 0);
     const cyclic: Record<string, unknown> = {};
     cyclic['self'] = cyclic;
     let deep: Record<string, unknown> = {};

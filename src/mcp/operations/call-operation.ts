@@ -46,7 +46,9 @@ export async function callOn(
 ): Promise<CallToolResult> {
   const server = entry.name;
   const found = knownTool(connection, entry, tool) ?? (await findTool(connection, entry, tool, options.signal));
-  await context.checker.check(server, found, args);
+  // Compiled schemas check synchronously: no await (a turn of the microtask queue) unless compiling.
+  const compiling = context.checker.check(server, found, args);
+  if (compiling) await compiling;
   if (context.approve) await checkApproval(context.approve, server, found, args, options.signal);
   const callOptions = { ...options, server };
   // tasks.js loads the SDK's task schemas: imported when a task tool is first called.

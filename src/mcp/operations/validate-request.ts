@@ -82,11 +82,14 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
 
 
 /**
- * Serializes `args` once, before anything is sent: arguments that cannot become JSON (cycles,
+ * Serializes `args` once (unless flat and surely small), before anything is sent: arguments that cannot become JSON (cycles,
  * BigInt, nesting deeper than the stack) or that pass `maxBytes` are the caller's error, and the
- * connection never sees them. Returns the size in bytes.
+ * connection never sees them.
  */
-export function checkArgumentsSize(operation: string, args: Record<string, unknown>, maxBytes: number): number {
+export function checkArgumentsSize(operation: string, args: Record<string, unknown>, maxBytes: number): void {
+  // A flat object of strings, numbers and booleans always serializes; when even its largest
+  // possible JSON fits, the size needs no stringify (the common call: a few short parameters).
+  if (flatJsonBound(args) <= maxBytes) return;
   let json: string;
   try {
     json = JSON.stringify(args);
@@ -102,7 +105,21 @@ export function checkArgumentsSize(operation: string, args: Record<string, unkno
         'pass large data another way (a path or URL the server can read) or raise maxArgumentBytes in createHost options.',
     );
   }
-  return bytes;
+}
+
+/** Bytes the JSON of `args` takes at most when it holds only primitives (6 per UTF-16 unit: a `\\uXXXX` escape); Infinity otherwise. */
+function flatJsonBound(args: Record<string, unknown>): number {
+  let bound = 2;
+  let keys = 0;
+  for (const key in args) {
+    if (++keys > 16 || !Object.prototype.hasOwnProperty.call(args, key)) return Infinity;
+    const value = args[key];
+    bound += key.length * 6 + 4;
+    if (typeof value === 'string') bound += value.length * 6 + 2;
+    else if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) bound += 24;
+    else return Infinity;
+  }
+  return bound;
 }
 
 function unserializableReason(error: unknown): string {
