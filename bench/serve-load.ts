@@ -1,6 +1,6 @@
 /**
  * Section 17: `berry-mcp serve --http` under load. A real serve process (bearer token, mcp.json
- * with server-everything) answers 1, 4, 16 and 64 concurrent SDK clients over Streamable HTTP,
+ * with server-everything) answers 1, 4, 16 and 64 concurrent clients (SDK sessions) over Streamable HTTP,
  * each running the one-call script (`return await tools.mcp_call(echo)`) back to back for a fixed
  * window. The clients are spread over up to GENERATORS processes (serve-load-client.ts); each
  * reports its own CPU time so the table shows the generator was not the bottleneck.
@@ -10,7 +10,8 @@
  * Each level is measured ROUNDS times, the two alternating (order rotating), one at a time; the
  * other serve process stays idle.
  * Rows per serve and level: runs/s (median of rounds), run latency p50 (median) and p95, p99,
- * and the peak RSS of the serve process tree (serve with its threads + the servers it started).
+ * the peak RSS of the serve process tree (serve with its threads + the servers it started), serve's
+ * CPU per run (all threads, the main thread, the busiest thread) and how busy the machine's cores were.
  *
  *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
  * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
