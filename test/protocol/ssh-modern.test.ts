@@ -1,12 +1,10 @@
 // A modern-only (2026-07-28, legacy: 'reject') v2 server spawned over SSH on a real sshd: the era
 // is found on the remote stdio pipe like a local one, and every operation works.
 import assert from 'node:assert/strict';
-import { chownSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
 import { v2ServerPath } from '../support/paths.js';
-import { sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
+import { remoteProject, sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 
 describe('protocol eras over SSH: a modern-only stdio server on the remote machine', function () {
   this.timeout(30_000);
@@ -16,12 +14,7 @@ describe('protocol eras over SSH: a modern-only stdio server on the remote machi
 
   before(async function () {
     sshd = await startSshdOrSkip(this, 'the modern-only SSH suite');
-    const home = statSync(sshd.homeDir);
-    const project = join(sshd.dir, 'modern');
-    mkdirSync(project, { recursive: true });
-    const config = join(project, 'mcp.json');
-    writeFileSync(config, JSON.stringify({ mcpServers: { modern: { command: 'node', args: [v2ServerPath, '--modern-only'] } } }));
-    for (const path of [project, config]) chownSync(path, home.uid, home.gid);
+    const project = remoteProject(sshd, 'modern', { modern: { command: 'node', args: [v2ServerPath, '--modern-only'] } });
     machine = new SshMachine(sshMachineOptions(sshd));
     host = createMcpHost({
       machine,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { chownSync, copyFileSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, serveStdio, texts } from '../support/berry-serve.js';
 import { faultServerPath, PROJECT_ROOT } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
 import { waitFor } from '../support/wait.js';
-import { REMOTE_ENV, SshdUnavailableError, startSshd, type Sshd } from '../ssh/sshd.js';
+import { REMOTE_ENV, remoteProject, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 
 describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', function () {
   this.timeout(60_000);
@@ -14,21 +14,8 @@ describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', f
   let home: string;
 
   before(async function () {
-    try {
-      sshd = await startSshd();
-    } catch (error) {
-      if (error instanceof SshdUnavailableError && process.env['CI'] !== 'true') {
-        console.warn(`    (skipping the serve --ssh suite: ${error.message})`);
-        this.skip();
-      }
-      throw error;
-    }
-    project = join(sshd.dir, 'serve-project');
-    mkdirSync(project, { recursive: true });
-    const { uid, gid } = statSync(sshd.homeDir);
-    chownSync(project, uid, gid);
-    writeFileSync(join(project, 'mcp.json'), JSON.stringify({ mcpServers: { fault: { command: 'node', args: [faultServerPath] } } }));
-    chownSync(join(project, 'mcp.json'), uid, gid);
+    sshd = await startSshdOrSkip(this, 'the serve --ssh suite');
+    project = remoteProject(sshd, 'serve-project', { fault: { command: 'node', args: [faultServerPath] } });
     // serve reads ~/.ssh/known_hosts: a HOME of its own holds the harness's file.
     home = join(sshd.dir, 'serve-home');
     mkdirSync(join(home, '.ssh'), { recursive: true });

@@ -66,6 +66,20 @@ export interface Sshd {
   stop(): Promise<void>;
 }
 
+/**
+ * A project directory `name` in `sshd`'s dir with an mcp.json of `servers`, both owned by its test
+ * user (who runs the remote servers and reads the file over SFTP). Returns the directory.
+ */
+export function remoteProject(sshd: Sshd, name: string, servers: Record<string, unknown>): string {
+  const { uid, gid } = statSync(sshd.homeDir);
+  const project = join(sshd.dir, name);
+  mkdirSync(project, { recursive: true });
+  const config = join(project, 'mcp.json');
+  writeFileSync(config, JSON.stringify({ mcpServers: servers }));
+  for (const path of [project, config]) chownSync(path, uid, gid);
+  return project;
+}
+
 /** SshMachine options that log in to `sshd` as its test user, trusting only its host key. */
 export function sshMachineOptions(sshd: Sshd): SshMachineOptions {
   return {

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { chownSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
 import { isBerryError, type BerryError } from '../../src/common/errors.js';
 import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
 import { faultServerPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
-import { sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
+import { remoteProject, sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 
 // The stdio transport's bounds hold for servers over SSH too: the same line reader parses an exec
 // channel's stdout, and a failed transport stops the remote process group. (A remote server that
@@ -22,14 +20,8 @@ describe('stdio limits over SSH', function () {
 
   before(async function () {
     sshd = await startSshdOrSkip(this, 'the SSH limits suite');
-    const home = statSync(sshd.homeDir);
-    project = join(sshd.dir, 'limits');
-    mkdirSync(project, { recursive: true });
-    chownSync(project, home.uid, home.gid);
-    const config = join(project, 'mcp.json');
     const stubborn = { command: 'node', args: [faultServerPath, '--ignore-stdin-eof', '--ignore-sigterm'] };
-    writeFileSync(config, JSON.stringify({ mcpServers: { stubborn } }));
-    chownSync(config, home.uid, home.gid);
+    project = remoteProject(sshd, 'limits', { stubborn });
     machine = new SshMachine(sshMachineOptions(sshd));
     host = createMcpHost({ machine, cwd: project, configPath: 'mcp.json', maxMessageBytes: 4 * 1024 * 1024 });
   });
