@@ -51,11 +51,11 @@ export async function writeWebResponse(res: ServerResponse, response: Response):
       if (!res.write(value)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed]);
       if (res.destroyed) return;
     }
-    clearTimeout(early);
     res.end();
   } catch {
-    clearTimeout(early);
     // The body stream failed or was cancelled because the client went: nothing more to write.
     res.destroy();
+  } finally {
+    clearTimeout(early);
   }
 }

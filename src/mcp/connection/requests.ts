@@ -151,9 +151,10 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
   const timeoutMs = target.config.timeoutMs;
   const server = options.server ?? target.config.name;
   const scope = new CallScope(options.signal, () => new CancelledError(`Call of "${tool}" on server "${server}" was cancelled.`));
-  // Without progress the SDK's own timeout ends the call first; progress resets that timeout, and
-  // the SDK's maxTotalTimeout is only checked when progress arrives: so from the first progress
-  // on, our own hard deadline (counted from the start) bounds the call.
+  // Without progress the request's own timeout (the SDK's, or the direct path's) ends the call
+  // first; progress resets that timeout, and the SDK's maxTotalTimeout is only checked when
+  // progress arrives: so from the first progress on, our own hard deadline (counted from the
+  // start) bounds the call.
   const started = Date.now();
   const hardDeadlineMs = timeoutMs * HARD_DEADLINE_FACTOR;
   const armDeadline = (): void =>

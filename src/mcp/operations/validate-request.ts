@@ -82,9 +82,9 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
 
 
 /**
- * Serializes `args` once (unless flat and surely small), before anything is sent: arguments that cannot become JSON (cycles,
- * BigInt, nesting deeper than the stack) or that pass `maxBytes` are the caller's error, and the
- * connection never sees them.
+ * Serializes `args` once (unless flat and surely small), before anything is sent: arguments that
+ * cannot become JSON (cycles, BigInt, nesting deeper than the stack) or that pass `maxBytes` are
+ * the caller's error, and the connection never sees them.
  */
 export function checkArgumentsSize(operation: string, args: Record<string, unknown>, maxBytes: number): void {
   // A flat object of strings, numbers and booleans always serializes; when even its largest
