@@ -35,7 +35,7 @@ export const OPTIONS = {
   // serve
   http: { type: 'string', arg: '[HOST:]PORT', help: 'serve Streamable HTTP at /mcp instead of stdio (host default 127.0.0.1)' },
   'allow-origin': { type: 'string', arg: 'ORIGIN', multiple: true, help: 'allow browser requests from this Origin too (repeatable; loopback is allowed)' },
-  'max-concurrency': { type: 'string', arg: 'N', help: 'runs executing at once; the rest queue, each client in turn (default 4)' },
+  'max-concurrency': { type: 'string', arg: 'N', help: 'runs executing at once; the rest queue, each client in turn (default 4 per worker, 4 with none)' },
   'max-queued-runs': { type: 'string', arg: 'N', help: 'runs one client may have waiting; more are refused SERVE_QUEUE_FULL (default 8)' },
   'max-sessions': { type: 'string', arg: 'N', help: 'HTTP sessions at once; a new one evicts the oldest idle one, else 503 (default 16)' },
   workers: { type: 'string', arg: 'N', help: 'worker threads that run the scripts, off the HTTP/MCP thread; 0 runs them on it (default: 0 on 1 core, else cores - 1, at least 2 and at most 4)' },

@@ -15,9 +15,22 @@ export function defaultWorkers(cores = availableParallelism()): number {
   return cores <= 1 ? 0 : Math.min(4, Math.max(2, cores - 1));
 }
 
-/** `runOptions` goes into each host.run; `close` ends the workers. */
+/** Runs each thread that runs scripts (a worker, or serve's own with none) has executing by default. */
+const RUNS_PER_THREAD = 4;
+
+/**
+ * serve's default `--max-concurrency` for `workers` workers: 4 per thread that runs scripts. A run
+ * mostly waits for its MCP calls; with fewer in flight a worker's thread idles while all of its
+ * runs wait (2 workers at 4 runs: the cores 94 % busy, 290 runs/s; at 8: 96 %, 313 runs/s).
+ */
+export function defaultConcurrency(workers: number): number {
+  return RUNS_PER_THREAD * Math.max(1, workers);
+}
+
+/** `runOptions` goes into each host.run; `workers` is the pool's size (0: none); `close` ends the workers. */
 export interface RunExecutor {
   readonly runOptions: { readonly runScript?: WorkerPool['run'] };
+  readonly workers: number;
   close(): Promise<void>;
 }
 
@@ -25,7 +38,7 @@ export interface RunExecutor {
 export function runExecutor(workers: number | undefined, onWarning: (message: string) => void): RunExecutor {
   const size = workers ?? defaultWorkers();
   if (!Number.isInteger(size) || size < 0) throw new TypeError(`workers must be a whole number, got ${size}`);
-  if (size === 0) return { runOptions: {}, close: async () => {} };
+  if (size === 0) return { runOptions: {}, workers: 0, close: async () => {} };
   const pool = new WorkerPool({ size, onWarning });
-  return { runOptions: { runScript: pool.run }, close: () => pool.close() };
+  return { runOptions: { runScript: pool.run }, workers: size, close: () => pool.close() };
 }

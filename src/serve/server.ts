@@ -15,7 +15,7 @@ import type { DescriptionLimits } from './description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
 import { RunQueue } from './queue.js';
-import { runExecutor, type RunExecutor } from './executor.js';
+import { defaultConcurrency, runExecutor, type RunExecutor } from './executor.js';
 import { inputError } from './result.js';
 import { executeRun, progressOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';
@@ -24,7 +24,7 @@ import { validateRunArguments, type RunArguments } from './validate.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
-  /** Runs executing at once; the rest wait, each client in its own queue, served in turn. @default 4 */
+  /** Runs executing at once; the rest wait, each client in its own queue, served in turn. @default 4 per worker (4 with none) */
   readonly maxConcurrency?: number;
   /** Runs one client may have waiting for a slot; one more is refused with SERVE_QUEUE_FULL. @default 8 */
   readonly maxQueuedRuns?: number;
@@ -75,7 +75,6 @@ export class RunService {
 
   constructor(options: RunServiceOptions) {
     this.host = options.host;
-    this.queue = new RunQueue(options.maxConcurrency ?? 4, options.maxQueuedRuns ?? 8);
     const timeoutSeconds = options.timeoutSeconds ?? 300;
     this.limits = {
       defaultTimeoutSeconds: timeoutSeconds,
@@ -86,6 +85,7 @@ export class RunService {
     this.#warn = options.onWarning ?? (() => {});
     this.#signatures = options.signatures === true;
     this.#executor = runExecutor(options.workers, this.#warn);
+    this.queue = new RunQueue(options.maxConcurrency ?? defaultConcurrency(this.#executor.workers), options.maxQueuedRuns ?? 8);
     this.#execution = {
       host: this.host,
       queue: this.queue,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type Host } from '../../src/host.js';
 import type { RunEntry, RunProgress } from '../../src/runtime/index.js';
-import { defaultWorkers } from '../../src/serve/executor.js';
+import { defaultConcurrency, defaultWorkers } from '../../src/serve/executor.js';
 import { WorkerPool } from '../../src/serve/worker-pool.js';
 import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';
@@ -53,6 +53,10 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
 
   it('defaults to no worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
     assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 2, 2, 3, 4, 4]);
+  });
+
+  it('defaults --max-concurrency to 4 runs per thread that runs scripts', () => {
+    assert.deepEqual([0, 1, 2, 4].map((workers) => defaultConcurrency(workers)), [4, 4, 8, 16]);
   });
 
   it('spreads runs in flight over the workers; calls, progress and outputs cross both ways', async () => {
@@ -269,6 +273,23 @@ describe('berry-mcp serve --http --workers 2', function () {
     serve.child.kill('SIGTERM');
     assert.equal(await exited, 0, serve.stderr());
     await waitFor(() => children.every((pid) => !processAlive(pid)), 5_000, 'the servers serve started to exit');
+  });
+
+  it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
+    for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
+      const serve = await serveHttp(['--config', 'mcp.json', '--workers', String(workers), '--max-queued-runs', '1'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
+      serves.push(serve);
+      const client = await serve.connect(TOKEN);
+      await run(client, sleep(1));
+      writeFileSync(eventLog, '');
+      // slots execute, one waits, and one more finds the client's queue full, whatever their order.
+      const results = await Promise.all(Array.from({ length: slots + 2 }, () => run(client, sleep(1_000))));
+      const refused = results.filter((r) => r.isError === true);
+      assert.equal(refused.length, 1, `--workers ${workers}: ${results.map((r) => texts(r).join(' ')).join(' | ')}`);
+      assert.match(texts(refused[0]!).join('\n'), new RegExp(`\\(${slots} runs execute at once\\).*SERVE_QUEUE_FULL`, 's'));
+      assert.equal(results.filter((r) => r.isError === undefined).length, slots + 1);
+      await serve.close();
+    }
   });
 
   it('--workers 0 runs on the main thread as before; a bad count is a usage error', async () => {

@@ -8,7 +8,7 @@ import { UsageError, type CliArgs } from '../usage.js';
 interface ServeArgs {
   readonly http?: { host: string; port: number };
   readonly allowOrigins: readonly string[];
-  readonly maxConcurrency: number;
+  readonly maxConcurrency?: number;
   readonly maxQueuedRuns?: number;
   readonly maxSessions?: number;
   readonly workers?: number;
@@ -30,7 +30,7 @@ function serveArgs(args: CliArgs): ServeArgs {
   return {
     ...(listen === undefined ? {} : { http: listen }),
     allowOrigins,
-    maxConcurrency: numbers['max-concurrency'] ?? 4,
+    ...(numbers['max-concurrency'] === undefined ? {} : { maxConcurrency: numbers['max-concurrency'] }),
     ...(numbers['max-queued-runs'] === undefined ? {} : { maxQueuedRuns: numbers['max-queued-runs'] }),
     ...(numbers['max-sessions'] === undefined ? {} : { maxSessions: numbers['max-sessions'] }),
     ...(numbers.workers === undefined ? {} : { workers: numbers.workers }),
@@ -59,7 +59,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
     });
     service = new RunService({
       host,
-      maxConcurrency: serve.maxConcurrency,
+      ...(serve.maxConcurrency === undefined ? {} : { maxConcurrency: serve.maxConcurrency }),
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
       ...(serve.workers === undefined ? {} : { workers: serve.workers }),
       confirmWrites: args.confirmWrites,
