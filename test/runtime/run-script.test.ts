@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isBerryError } from '../../src/common/errors.js';
-import { runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
+import type IsolatedVm from 'isolated-vm';
+import { IsolatePool, runScript, type HostFunction, type RunRecord, type RunScriptOptions } from '../../src/runtime/index.js';
 import { nestedDeeperThan } from '../../src/runtime/json-depth.js';
 
 const echo: HostFunction = async (args) => args;
@@ -346,6 +347,57 @@ describe('runScript', () => {
       const record = await run('await tools.hang({});', { functions: { hang }, timeoutMs: 200 });
       assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
       assert.ok(isBerryError(callSignal?.reason) && callSignal.reason.code === 'SCRIPT_TIMEOUT');
+    });
+  });
+
+  describe('teardown', () => {
+    /** A warm pool that shows the isolate each run takes from it. */
+    class WatchedPool extends IsolatePool {
+      readonly taken: IsolatedVm.Isolate[] = [];
+      override take(...args: Parameters<IsolatePool['take']>): ReturnType<IsolatePool['take']> {
+        const sandbox = super.take(...args);
+        if (sandbox !== undefined) this.taken.push(sandbox.isolate);
+        return sandbox;
+      }
+    }
+
+    /** `code` run from a warm sandbox: whether its isolate was disposed when the record came, and one turn later. */
+    async function disposals(code: string, options: Partial<RunScriptOptions> = {}): Promise<{ record: RunRecord; atRecord: boolean; after: boolean }> {
+      const pool = new WatchedPool(1);
+      try {
+        await runScript('return 0', { functions: { echo }, timeoutMs: 10_000, ...options }, pool);
+        while (pool.idle === 0) await sleep(5);
+        const record = await runScript(code, { functions: { echo }, timeoutMs: 10_000, ...options }, pool);
+        const isolate = pool.taken[0]!;
+        const atRecord = isolate.isDisposed;
+        await new Promise((resolve) => setImmediate(resolve));
+        return { record, atRecord, after: isolate.isDisposed };
+      } finally {
+        pool.close();
+      }
+    }
+
+    it("disposes a settled run's isolate right after its record, off the run's path", async () => {
+      const { record, atRecord, after } = await disposals('return 1');
+      assert.equal(record.result, 1);
+      assert.deepEqual([atRecord, after], [false, true]);
+    });
+
+    it('disposes a stopped run\'s isolate before its record: a timed-out loop is ended at once', async () => {
+      const { record, atRecord } = await disposals('await tools.echo(1); for (;;) {}', { timeoutMs: 300 });
+      assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
+      assert.equal(atRecord, true);
+    });
+
+    it('a callback the script left behind, looping once its run has ended, is stopped with the isolate', async () => {
+      const hang: HostFunction = async (_args, { signal }) => {
+        await sleep(10_000, undefined, { signal }).catch(() => {});
+      };
+      // The run's end aborts the call; its answer wakes the finally, which would loop forever.
+      const record = await run('tools.hang({}).finally(() => { for (;;) {} });\nawait tools.echo(1);\nreturn "done";', { functions: { hang, echo } });
+      assert.equal(record.result, 'done');
+      const next = await run('return 2', { timeoutMs: 2_000 });
+      assert.equal(next.result, 2);
     });
   });
 });
