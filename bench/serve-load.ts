@@ -13,6 +13,7 @@
  * Rows per serve and level: runs/s (median of rounds), run latency p50 (median) and p95, p99,
  * the peak RSS of the serve process tree (serve with its threads + the servers it started), serve's
  * CPU per run (all threads, the main thread, the busiest thread) and how busy the machine's cores were.
+ * The 16 / 1 ratio has its target (≥ 1.6×) on the pool only: the one loop is the baseline.
  *
  *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
  * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
@@ -48,6 +49,8 @@ const MB = 1024 * 1024;
 
 interface Serve {
   readonly label: string;
+  /** False for `--workers 0`, the one loop: the baseline, measured without the ratio's target. */
+  readonly pooled: boolean;
   readonly url: string;
   readonly child: ChildProcess;
   stop(): Promise<void>;
@@ -145,11 +148,9 @@ function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Ma
     }
     if (levels.includes(1) && levels.includes(16)) {
       const ratio = rate(16) / rate(1);
-      rows.push({
-        ...value(SECTION, `${serve.label}: runs/s at 16 clients / at 1 client`, 'x', ratio),
-        target: { max: Number.POSITIVE_INFINITY, label: '≥ 1.6×' },
-        pass: ratio >= 1.6,
-      });
+      const row = value(SECTION, `${serve.label}: runs/s at 16 clients / at 1 client`, 'x', ratio);
+      // The target is serve's with its workers; the one loop runs every script on one thread by design.
+      rows.push(serve.pooled ? { ...row, target: { max: Number.POSITIVE_INFINITY, label: '≥ 1.6×' }, pass: ratio >= 1.6 } : row);
     }
   }
   return rows;
@@ -178,6 +179,7 @@ async function startServe(dir: string, config: string, workers: number | undefin
   });
   return {
     label: workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
+    pooled: workers !== 0 && (workers !== undefined || defaultWorkers() > 0),
     url,
     child,
     stop: async () => {
