@@ -60,6 +60,21 @@ describe('checkNodeFlags', () => {
     assert.equal(child.stdout.trim(), 'SCRIPT_SETUP_FAILED', child.stderr);
   });
 
+  it('refuses natives syntax switched on between two runs, and runs again once it is off', () => {
+    const program = `
+      const { setFlagsFromString } = await import('node:v8');
+      const { runScript } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist/src/runtime/index.js'))});
+      const run = (code) => runScript(code, { functions: {} }).then((r) => String(r.result), (e) => e.code);
+      const seen = [await run('return 1')];
+      setFlagsFromString('--allow_natives_syntax');
+      seen.push(await run('return %GetHeapUsage() > 0'));
+      setFlagsFromString('--no-allow_natives_syntax');
+      seen.push(await run('return 3'));
+      console.log(seen.join(' '));`;
+    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(child.stdout.trim(), '1 SCRIPT_SETUP_FAILED 3', child.stderr);
+  });
+
   it('empties globals that flags set after start add (expose-gc-as via setFlagsFromString)', () => {
     const program = `
       const { setFlagsFromString } = await import('node:v8');
