@@ -39,6 +39,8 @@ export class HostBridge {
   readonly #maxArgumentBytes: number;
   readonly #gate: CrossingGate | undefined;
   #calls = 0;
+  /** Calls whose host function has not settled yet: what close() has to abort. */
+  #inFlight = 0;
 
   constructor(functions: Readonly<Record<string, HostFunction>>, options: BridgeOptions = {}) {
     this.#functions = functions;
@@ -83,11 +85,13 @@ export class HostBridge {
     const call = { id: ++this.#calls, settled: false, reported: false };
     const context: HostCallContext = { signal: this.#controller.signal, onProgress: this.#progressFor(name as string, call) };
     let envelope: string;
+    this.#inFlight++;
     try {
       envelope = okEnvelope(name as string, await fn(args, context));
     } catch (error) {
       envelope = errorEnvelope(shapeHostError(error));
     } finally {
+      this.#inFlight--;
       call.settled = true;
       if (call.reported) this.#callEnded(name as string, call.id);
     }
@@ -107,7 +111,8 @@ export class HostBridge {
   close(reason: () => Error): void {
     if (this.#closed !== undefined) return;
     this.#closed = reason;
-    this.#controller.abort(reason());
+    // Most runs end with no call in flight: then no reason (an Error, with its stack) is built.
+    if (this.#inFlight > 0) this.#controller.abort(reason());
   }
 
   #progressFor(fn: string, call: { readonly id: number; readonly settled: boolean; reported: boolean }): (p: HostProgress) => void {
