@@ -113,8 +113,9 @@ async function supervise(run: Run, code: string, catastrophe: Catastrophe): Prom
     outputs.seal();
     bridge.close(() => callEndReason(outcome));
     catastrophe.onCatastrophe = undefined;
-    // The script has settled and nothing runs in the isolate: its teardown (≈ 0.2–0.4 ms) waits
-    // until the record is on its way. A stopped run's isolate was disposed by stop() already.
+    // The script has settled: its isolate's teardown (≈ 0.2 ms, more when cold) waits until the
+    // record is on its way. A callback the script left behind finds the run closed, and the
+    // dispose ends it. A stopped run's isolate was disposed by stop() already.
     if (!isolate.isDisposed) setImmediate(disposeQuietly, isolate);
   }
 }
