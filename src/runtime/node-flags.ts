@@ -55,12 +55,16 @@ export function nativesSyntaxEnabled(): boolean {
   return probedResult;
 }
 
+let probes = 0;
+
 function parsesNatives(): boolean {
   // The SyntaxError it expects costs a stack trace unless none is taken.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    new Function('return %HasFastProperties({})');
+    // A source of its own each time: Node 26's V8 keeps a compiled probe in its compilation cache
+    // after the flag goes off again, and would answer from there.
+    new Function(`return %HasFastProperties({}) // ${++probes}`);
     return true;
   } catch {
     return false;

@@ -16,9 +16,13 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the real bin with XDG_CONFIG_HOME in the temp dir (tokens never touch the real home). */
+/**
+ * Runs the real bin with XDG_CONFIG_HOME and XDG_CACHE_HOME in the temp dir: tokens never touch
+ * the real home, and no saved catalog of an earlier run (a fixture that got the same port) is read.
+ */
 function cli(args: string[], xdg: string, onStderr?: (text: string, write: (line: string) => void) => void): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, XDG_CONFIG_HOME: xdg }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const env = { ...process.env, XDG_CONFIG_HOME: xdg, XDG_CACHE_HOME: join(xdg, 'cache') };
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -11,8 +11,9 @@ const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 /** ESC, BEL, C1 CSI, CR and the bidi override: none may reach a terminal raw. */
 const RAW = /[\u001b\u0007\u009b\r\u202e]/;
 
+/** The bin in `cwd`, its saved catalogs there too (never in the real home). */
 function cli(args: string[], cwd: string): Promise<CliResult> {
-  return runProcess(process.execPath, [BIN, ...args], { cwd });
+  return runProcess(process.execPath, [BIN, ...args], { cwd, env: { XDG_CACHE_HOME: join(cwd, 'cache') } });
 }
 
 describe('terminalSafe', () => {
