@@ -225,7 +225,7 @@ async function drive(serve: Serve, clients: number, warmupMs: number, measureMs:
       failures,
       cpuPerRunMs: (cpuTo.all - cpuFrom.all) / latenciesMs.length,
       mainCpuPerRunMs: (cpuTo.main - cpuFrom.main) / latenciesMs.length,
-      busiestThread: busiestThread(cpuFrom, cpuTo, latenciesMs.length),
+      busiestThread: busiestThread(cpuFrom, cpuTo, pid, latenciesMs.length),
       machineBusyPercent: (100 * (cpuTo.machine.busy - cpuFrom.machine.busy)) / (cpuTo.machine.total - cpuFrom.machine.total),
     };
   } finally {
@@ -288,7 +288,8 @@ function cpuOf(pid: number): ServeCpu {
         // The thread ended between the listing and the read.
       }
     }
-    return { all: ticks(`/proc/${pid}/stat`) * 10, main: ticks(`/proc/${pid}/task/${pid}/stat`) * 10, threads, machine: machineTicks() };
+    // The main thread's id is the process id: its time is already among the threads read.
+    return { all: ticks(`/proc/${pid}/stat`) * 10, main: threads.get(String(pid))?.ms ?? Number.NaN, threads, machine: machineTicks() };
   } catch {
     return { all: Number.NaN, main: Number.NaN, threads, machine: machineTicks() };
   }
@@ -302,11 +303,11 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /** The thread that used the most CPU between the two readings (threads started in between count from 0). */
-function busiestThread(from: ServeCpu, to: ServeCpu, runs: number): { name: string; cpuPerRunMs: number } {
+function busiestThread(from: ServeCpu, to: ServeCpu, pid: number, runs: number): { name: string; cpuPerRunMs: number } {
   let best = { name: '?', cpuPerRunMs: 0 };
   for (const [tid, thread] of to.threads) {
     const ms = thread.ms - (from.threads.get(tid)?.ms ?? 0);
-    const name = tid === [...to.threads.keys()][0] ? `${thread.name} (main)` : thread.name;
+    const name = tid === String(pid) ? `${thread.name} (main)` : thread.name;
     if (ms / runs > best.cpuPerRunMs) best = { name, cpuPerRunMs: ms / runs };
   }
   return best;
