@@ -200,8 +200,8 @@ describe('berry-mcp serve --http --workers 2', function () {
     await Promise.all(serves.map((s) => s.close()));
     tmp.cleanup();
   });
-  const start = async (args: string[]): Promise<HttpServe> => {
-    const serve = await serveHttp(['--config', 'mcp.json', '--workers', '2', ...args], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
+  const start = async (args: string[], workers = 2): Promise<HttpServe> => {
+    const serve = await serveHttp(['--config', 'mcp.json', '--workers', String(workers), ...args], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
     serves.push(serve);
     return serve;
   };
@@ -277,11 +277,9 @@ describe('berry-mcp serve --http --workers 2', function () {
 
   it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
     for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
-      const serve = await serveHttp(['--config', 'mcp.json', '--workers', String(workers), '--max-queued-runs', '1'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
-      serves.push(serve);
+      const serve = await start(['--max-queued-runs', '1'], workers);
       const client = await serve.connect(TOKEN);
       await run(client, sleep(1));
-      writeFileSync(eventLog, '');
       // slots execute, one waits, and one more finds the client's queue full, whatever their order.
       const results = await Promise.all(Array.from({ length: slots + 2 }, () => run(client, sleep(1_000))));
       const refused = results.filter((r) => r.isError === true);
@@ -293,8 +291,7 @@ describe('berry-mcp serve --http --workers 2', function () {
   });
 
   it('--workers 0 runs on the main thread as before; a bad count is a usage error', async () => {
-    const serve = await serveHttp(['--config', 'mcp.json', '--workers', '0'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
-    serves.push(serve);
+    const serve = await start([], 0);
     const result = await run(await serve.connect(TOKEN), 'return 6 * 7');
     assert.equal(result.structuredContent?.['result'], 42);
     await assert.rejects(serveHttp(['--config', 'mcp.json', '--workers', '65'], { cwd: tmp.dir }), /--workers needs a number of worker threads from 0 to 64/);
