@@ -14,7 +14,8 @@ export const MAX_REDACTED_DEPTH = 1000;
 /** Returns `value`, or a copy with every configured secret masked. */
 export type ValueRedactor = <T>(value: T, server: string) => T;
 
-const unchanged: ValueRedactor = (value) => value;
+/** The redactor of a config without secrets to mask: every value as it is. */
+export const noRedaction: ValueRedactor = (value) => value;
 
 const built = new WeakMap<readonly ServerSlot[], ValueRedactor>();
 
@@ -28,7 +29,7 @@ export function valueRedactorOf(servers: readonly ServerSlot[]): ValueRedactor {
 /** The redactor of values from any server of this config: every server's secrets (see maskedInValues). */
 export function createValueRedactor(servers: readonly ServerSlot[]): ValueRedactor {
   const secrets = secretsOfServers(servers).filter(maskedInValues);
-  if (secrets.length === 0) return unchanged;
+  if (secrets.length === 0) return noRedaction;
   const redact = createRedactor(secrets, { fragments: false });
   return <T>(value: T, server: string): T => walk(value, redact, 0, server) as T;
 }

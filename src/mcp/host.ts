@@ -1,4 +1,4 @@
-import { loadConfig, secretsOfServers, valueRedactorOf, type LoadConfigOptions, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
+import { loadConfig, noRedaction, secretsOfServers, valueRedactorOf, type LoadConfigOptions, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
 // which a host that never connects (a script that calls no tool, --help) should not pay for.
@@ -162,7 +162,7 @@ export class MachineHost implements McpHost {
    * started again within its backoff window (unless `force`): the recorded failure answers at once.
    * A connect already under way is joined, never failed from the record.
    */
-  async #use<T>(
+  #use<T>(
     prepared: Prepared,
     config: ResolvedServerConfig,
     fn: (connection: ServerConnection) => Promise<T>,
@@ -171,8 +171,12 @@ export class MachineHost implements McpHost {
   ): Promise<T> {
     const key = this.#key(prepared.lifetime, config);
     const failed = force ? undefined : this.#pendingFailure(prepared, config);
-    if (failed) throw failed;
-    return await this.#pool.use(
+    if (failed) return Promise.reject(failed);
+    const redact = valueRedactorOf(prepared.loaded.servers);
+    // Not async, and no wrapper when there is nothing to mask: each layer of async functions on
+    // a call's way back is one more turn of the microtask queue.
+    const run = redact === noRedaction ? fn : async (connection: ServerConnection) => redact(await fn(connection), config.name);
+    return this.#pool.use(
       key,
       prepared.scope,
       async (connectSignal) => {
@@ -197,7 +201,7 @@ export class MachineHost implements McpHost {
           throw error;
         }
       },
-      async (connection) => valueRedactorOf(prepared.loaded.servers)(await fn(connection), config.name),
+      run,
       signal,
       `Connecting to server "${config.name}"`,
     );

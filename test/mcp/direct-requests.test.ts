@@ -94,6 +94,23 @@ describe('direct tools/call on a 2025-era stdio connection', function () {
     assert.ok(id >= FIRST_ID, `cancelled id ${id}`);
   });
 
+  it('gives each call its own timeout from when it was sent, under the one timer of the connection', async () => {
+    // 0.4 s each: the first call is answered at 0.25 s, the second starts then and ends at 0.5 s,
+    // past the first one's deadline (when the timer wakes) but within its own.
+    await t.host.call({ server: 'quick', tool: 'sleep', arguments: { ms: 250 } });
+    assert.equal(textOf(await t.host.call({ server: 'quick', tool: 'sleep', arguments: { ms: 250 } })), 'slept 250');
+    // Started together, the quick one answered, the other one still times out at its own deadline.
+    const started = Date.now();
+    const [quick, stuck] = await Promise.allSettled([
+      t.host.call({ server: 'quick', tool: 'sleep', arguments: { ms: 50 } }),
+      t.host.call({ server: 'quick', tool: 'hang', arguments: {} }),
+    ]);
+    const elapsed = Date.now() - started;
+    assert.equal(quick.status, 'fulfilled');
+    assert.ok(stuck.status === 'rejected' && isBerryError(stuck.reason) && stuck.reason.code === 'MCP_TIMEOUT', String(stuck.status));
+    assert.ok(elapsed >= 390 && elapsed < 2000, `timed out after ${elapsed} ms`);
+  });
+
   it('cancels on the caller signal: MCP_CANCELLED here, notifications/cancelled there', async () => {
     const controller = new AbortController();
     const call = t.host.call({ server: 'ok', tool: 'sleep', arguments: { ms: 10_000 } }, { signal: controller.signal });

@@ -13,11 +13,11 @@
  *   the SDK's own CallToolResult schema, an invalid one as its InvalidResult.
  * Requests of the other methods, and calls in the 2026 era or over HTTP, stay with the SDK.
  */
-import { ProtocolError as RpcError, SdkError, SdkErrorCode, specTypeSchemas, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolError as RpcError, SdkError, SdkErrorCode, type CallToolResult, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { checkCallResult } from './call-result-check.js';
 
 const FIRST_ID = 2 ** 30;
-const CALL_RESULT = specTypeSchemas.CallToolResult;
 
 export interface DirectCallOptions {
   readonly signal: AbortSignal;
@@ -29,7 +29,8 @@ interface Pending {
   readonly resolve: (result: CallToolResult) => void;
   readonly reject: (error: unknown) => void;
   readonly options: DirectCallOptions;
-  timer: NodeJS.Timeout;
+  /** When the call times out (performance.now()): its timeout after it was sent or last made progress. */
+  deadline: number;
   readonly forget: () => void;
 }
 
@@ -46,6 +47,13 @@ export class DirectRequests {
   /** Told when one of these calls was answered (RequestOwners keeps the calls in flight). */
   readonly #answered: (id: number) => void;
   readonly #pending = new Map<number, Pending>();
+  /**
+   * One timer for every call in flight, due at the earliest deadline: a setTimeout and a
+   * clearTimeout of each call's own cost ≈ 1.5 µs of its turnaround (docs/performance.md). It
+   * holds no process alive: the transport under these calls does while it is open.
+   */
+  #timer: NodeJS.Timeout | undefined;
+  #due = Infinity;
   #next = FIRST_ID;
   #closed = false;
 
@@ -89,15 +97,38 @@ export class DirectRequests {
         resolve,
         reject,
         options,
-        timer: this.#arm(id, options.timeout),
+        deadline: this.#deadline(options.timeout),
         forget: () => signal.removeEventListener('abort', onAbort),
       });
       this.#transport.send(message as JSONRPCMessage).catch((error: unknown) => this.#settle(id)?.reject(error));
     });
   }
 
-  #arm(id: number, timeout: number): NodeJS.Timeout {
-    return setTimeout(() => this.#cancel(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout }), 'Request timed out'), timeout);
+  #deadline(timeout: number): number {
+    const deadline = performance.now() + timeout;
+    if (deadline < this.#due) this.#wakeAt(deadline);
+    return deadline;
+  }
+
+  #wakeAt(at: number): void {
+    clearTimeout(this.#timer);
+    this.#due = at;
+    this.#timer = setTimeout(() => this.#expire(), Math.max(0, at - performance.now()));
+    this.#timer.unref();
+  }
+
+  /** Times out every call past its deadline, then waits for the next deadline (a call answered since has none). */
+  #expire(): void {
+    this.#timer = undefined;
+    this.#due = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const [id, pending] of this.#pending) {
+      const { deadline, options } = pending;
+      if (deadline <= now) this.#cancel(id, new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out', { timeout: options.timeout }), 'Request timed out');
+      else if (deadline < next) next = deadline;
+    }
+    if (next !== Infinity) this.#wakeAt(next);
   }
 
   /** Ends a call without its answer: the server is told, the caller gets `error`. */
@@ -113,7 +144,6 @@ export class DirectRequests {
     const pending = this.#pending.get(id);
     if (!pending) return undefined;
     this.#pending.delete(id);
-    clearTimeout(pending.timer);
     pending.forget();
     this.#answered(id);
     return pending;
@@ -126,8 +156,7 @@ export class DirectRequests {
       const token = message.params?.progressToken;
       const pending = typeof token === 'number' ? this.#pending.get(token) : undefined;
       if (!pending) return false;
-      clearTimeout(pending.timer);
-      pending.timer = this.#arm(token as number, pending.options.timeout);
+      pending.deadline = this.#deadline(pending.options.timeout);
       const { progressToken: _token, ...progress } = message.params as { progressToken: number; progress: number };
       pending.options.onprogress?.(progress);
       return true;
@@ -145,7 +174,7 @@ export class DirectRequests {
       const { resultType: _resultType, ...rest } = raw as Record<string, unknown>;
       raw = rest;
     }
-    const checked = CALL_RESULT['~standard'].validate(raw) as StandardSchemaV1.Result<CallToolResult>;
+    const checked = checkCallResult(raw);
     if (checked.issues === undefined) pending.resolve(checked.value);
     else pending.reject(new SdkError(SdkErrorCode.InvalidResult, `Invalid result for tools/call: ${checked.issues.map(issueText).join(', ')}`));
     return true;
@@ -153,6 +182,9 @@ export class DirectRequests {
 
   #close(): void {
     this.#closed = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#due = Infinity;
     const error = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
     for (const id of [...this.#pending.keys()]) this.#settle(id)?.reject(error);
   }

@@ -25,10 +25,10 @@ export type ElicitationOwner = { readonly handler: ElicitationHandler | undefine
 
 export class RequestOwners {
   readonly #host: ElicitationHandler | undefined;
-  /** Our requests in flight, by the JSON key of their id. */
-  readonly #inFlight = new Map<string, Owner>();
+  /** Our requests in flight, by id (a Map tells the number 1 from the string "1", as JSON-RPC does). */
+  readonly #inFlight = new Map<Id, Owner>();
   /** Server requests that arrived on one of our requests' response streams (HTTP), being answered. */
-  readonly #related = new Map<string, string[]>();
+  readonly #related = new Map<Id, readonly Id[]>();
 
   constructor(host: ElicitationHandler | undefined) {
     this.#host = host;
@@ -57,7 +57,7 @@ export class RequestOwners {
 
   /** Our request `id` got its answer (or was given up): it is no longer in flight. */
   answered(id: Id): void {
-    this.#inFlight.delete(key(id));
+    this.#inFlight.delete(id);
   }
 
   /** What to spread into a request's params so that `handler` owns it (nothing: the host does). */
@@ -67,7 +67,7 @@ export class RequestOwners {
 
   /** A server request came on the response stream of our requests `related` (Streamable HTTP). */
   relate(serverRequestId: Id, related: readonly Id[]): void {
-    this.#related.set(key(serverRequestId), related.map(key));
+    this.#related.set(serverRequestId, [...related]);
   }
 
   /**
@@ -75,7 +75,7 @@ export class RequestOwners {
    * request in flight has one owner, that owner; else nobody.
    */
   ownerOf(serverRequestId: Id): ElicitationOwner {
-    const related = this.#related.get(key(serverRequestId));
+    const related = this.#related.get(serverRequestId);
     const owners = new Set<Owner>();
     // A request that came with one of ours belongs to its owner only, even once that one has ended.
     if (related) for (const id of related) owners.add(this.#inFlight.get(id) ?? ENDED);
@@ -91,18 +91,14 @@ export class RequestOwners {
     if (m.method === 'server/discover') return;
     // A request sent again (the HTTP transport resends after a sign-in) keeps its owner.
     if (typeof m.method === 'string' && isId(m.id)) {
-      if (!this.#inFlight.has(key(m.id))) this.#inFlight.set(key(m.id), m.params?.[OWNER] ?? HOST);
+      if (!this.#inFlight.has(m.id)) this.#inFlight.set(m.id, m.params?.[OWNER] ?? HOST);
     } else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId)) {
-      this.#inFlight.delete(key(m.params.requestId));
+      this.#inFlight.delete(m.params.requestId);
     } else if (m.method === undefined && isId(m.id)) {
       // Our answer to a server request: its relation is no longer needed.
-      this.#related.delete(key(m.id));
+      this.#related.delete(m.id);
     }
   }
 }
 
 const NO_TAG: Readonly<Record<symbol, ElicitationHandler>> = Object.freeze({});
-
-function key(id: Id): string {
-  return JSON.stringify(id);
-}

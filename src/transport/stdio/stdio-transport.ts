@@ -1,12 +1,13 @@
 import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { ProtocolErrorCode, deserializeMessage, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { ProtocolErrorCode, serializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
 import type { Machine, MachineProcess, ProcessExit, SpawnSpec } from '../../machine/machine.js';
 import { LineReader, LineTooLongError } from './line-reader.js';
 import { settlesWithin } from '../../common/abort.js';
 import { TailBuffer } from './stderr-tail.js';
 import { StderrLines } from './stderr-lines.js';
 import { responseId } from './response-id.js';
+import { parseMessage } from './parse-message.js';
 import type { StdioDiagnostics, StdioTransportFailure } from './stdio-diagnostics.js';
 
 export type { StdioDiagnostics, StdioTransportFailure };
@@ -146,7 +147,7 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
     if (this.#failure || this.#closedNotified) return;
     let message: JSONRPCMessage;
     try {
-      message = deserializeMessage(line);
+      message = parseMessage(line);
     } catch (error) {
       const reason = error instanceof SyntaxError ? error.message : 'not a JSON-RPC message';
       this.#report(new Error(`invalid message on stdout (${line.length} chars): ${reason}`));
