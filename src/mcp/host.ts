@@ -26,7 +26,7 @@ import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool/pool.js';
 import { EraMemory } from './connection/era.js';
 import type { StartBackoff } from './pool/start-backoff.js';
-import { MachineRelease, throwIfCancelled } from './machine-release.js';
+import { MachineRelease, operationFailure, throwIfCancelled } from './machine-release.js';
 import type { OperationContext, Prepared } from './operations/context.js';
 import { resolveEntry } from './operations/resolve-entry.js';
 import type { CallOperationOptions, McpHost } from './host-contract.js';
@@ -226,17 +226,23 @@ export class MachineHost implements McpHost {
    * answers take the name and filter from `entry`, never from the connection, which entries with
    * the same resolved config share and which may have opened before the file changed.
    */
-  #withEntry<T>(
+  async #withEntry<T>(
     server: string,
     fn: (connection: ServerConnection, entry: ResolvedServerConfig) => Promise<T>,
     signal: AbortSignal | undefined,
     force = false,
   ): Promise<T> {
-    return this.#release.run(signal, async () => {
+    // #release.run, written out: every call comes this way.
+    this.#release.enter(signal);
+    try {
       const prepared = await this.#prepare(signal);
       const entry = resolveEntry(prepared.loaded, server);
       return await this.#use(prepared, entry, (connection) => fn(connection, entry), signal, force);
-    });
+    } catch (error) {
+      throw operationFailure(signal, error);
+    } finally {
+      this.#release.leave();
+    }
   }
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
@@ -253,10 +259,15 @@ export class MachineHost implements McpHost {
     return describeOperation(this.#context, request, options);
   }
 
-  async call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
-    throwIfCancelled(options.signal);
-    // Awaited, not returned: an async function that returns a promise takes two more turns of the microtask queue.
-    return await callOperation(this.#context, request, options);
+  // Not async: the operation's promise is handed back as it is (an async layer is one more turn of
+  // the microtask queue on every call's way back); what throws before it becomes a rejection.
+  call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
+    try {
+      throwIfCancelled(options.signal);
+      return callOperation(this.#context, request, options);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {

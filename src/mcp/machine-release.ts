@@ -31,19 +31,29 @@ export class MachineRelease {
    * sees MCP_CANCELLED.
    */
   async run<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    throwIfCancelled(signal);
-    this.#active++;
+    this.enter(signal);
     try {
       return await fn();
     } catch (error) {
-      if (signal?.aborted && !(isBerryError(error) && error.code === 'MCP_CANCELLED')) {
-        throw new CancelledError('The operation was cancelled.', { cause: error });
-      }
-      throw error;
+      throw operationFailure(signal, error);
     } finally {
-      this.#lastActive = Date.now();
-      if (--this.#active === 0 && !this.#timer) this.#arm(this.#idleTimeoutMs + RELEASE_MARGIN_MS);
+      this.leave();
     }
+  }
+
+  /**
+   * What `run` does around its operation, for an operation that is itself an async function (one
+   * layer fewer on a call's way back): enter, then `leave()` in its finally, and its failures
+   * through `operationFailure`.
+   */
+  enter(signal: AbortSignal | undefined): void {
+    throwIfCancelled(signal);
+    this.#active++;
+  }
+
+  leave(): void {
+    this.#lastActive = Date.now();
+    if (--this.#active === 0 && !this.#timer) this.#arm(this.#idleTimeoutMs + RELEASE_MARGIN_MS);
   }
 
   // Idle MCP connections close after idleTimeoutMs; the SSH connection under them follows once the
@@ -66,6 +76,14 @@ export class MachineRelease {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
   }
+}
+
+/** What an operation that failed throws: MCP_CANCELLED once its signal aborted, whatever the failure was. */
+export function operationFailure(signal: AbortSignal | undefined, error: unknown): unknown {
+  if (signal?.aborted && !(isBerryError(error) && error.code === 'MCP_CANCELLED')) {
+    return new CancelledError('The operation was cancelled.', { cause: error });
+  }
+  return error;
 }
 
 /** A signal aborted before the operation started: MCP_CANCELLED, never the signal's own reason. */

@@ -27,18 +27,25 @@ const MAX_TEXT_CHARS = 256 * 1024;
 
 /** The observation of one successful result, or undefined when it holds no JSON value to learn from. */
 export function observeResult(result: CallToolResult): Observation | undefined {
-  if (result.isError === true) return undefined;
-  const structured = result.structuredContent;
-  if (typeof structured === 'object' && structured !== null) return { calls: 1, source: 'structuredContent', shape: inferShape(structured) };
-  const first = Array.isArray(result.content) ? result.content[0] : undefined;
-  if (first?.type !== 'text' || typeof first.text !== 'string' || first.text.length > MAX_TEXT_CHARS) return undefined;
-  // Only objects and arrays: a bare "42" or "true" says nothing a model can use.
-  if (!/^\s*[[{]/.test(first.text)) return undefined;
+  const source = sourceOf(result);
+  if (source === 'structuredContent') return { calls: 1, source, shape: inferShape(result.structuredContent) };
+  if (source === undefined) return undefined;
   try {
-    return { calls: 1, source: 'text', shape: inferShape(JSON.parse(first.text)) };
+    return { calls: 1, source, shape: inferShape(JSON.parse((result.content[0] as { text: string }).text)) };
   } catch {
     return undefined;
   }
+}
+
+/** Where a result's JSON value is, without reading it (cheap: a call's way back asks it); undefined when there is none. */
+export function sourceOf(result: CallToolResult): ObservedSource | undefined {
+  if (result.isError === true) return undefined;
+  const structured = result.structuredContent;
+  if (typeof structured === 'object' && structured !== null) return 'structuredContent';
+  const first = Array.isArray(result.content) ? result.content[0] : undefined;
+  if (first?.type !== 'text' || typeof first.text !== 'string' || first.text.length > MAX_TEXT_CHARS) return undefined;
+  // Only objects and arrays: a bare "42" or "true" says nothing a model can use.
+  return /^\s*[[{]/.test(first.text) ? 'text' : undefined;
 }
 
 /** Two observations of one tool; `structuredContent` wins over parsed text (a server that began to send it). */

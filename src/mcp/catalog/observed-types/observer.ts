@@ -10,7 +10,7 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CatalogStore } from '../catalog-store.js';
 import type { ServerConnection } from '../../connection/connection.js';
 import type { LogSink } from '../../log.js';
-import { mergeObservations, observeResult, parseObserved, serializeObserved, type Observation, type ObservedTools } from './observation.js';
+import { mergeObservations, observeResult, parseObserved, serializeObserved, sourceOf, type Observation, type ObservedTools } from './observation.js';
 
 /** Observations are written at most this often (and when the host closes). */
 export const FLUSH_DELAY_MS = 2000;
@@ -61,7 +61,8 @@ export class ObservedTypes {
 
   /** Notes a call's result: cheap and synchronous; the shape is taken on a later turn. */
   learn(connection: ServerConnection, tool: Tool, result: CallToolResult): void {
-    if (tool.outputSchema !== undefined || result.isError === true) return;
+    // A result with no JSON value in it schedules nothing (a setImmediate is ≈ 1.4 µs of a warm call).
+    if (tool.outputSchema !== undefined || sourceOf(result) === undefined) return;
     this.#queue.push({ connection, tool, result });
     this.#draining ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.#drain());
   }
