@@ -182,14 +182,14 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
       });
     },
   };
-  const owner = RequestOwners.tag(options.onElicitation);
   try {
     // A 2025 stdio call goes beside the SDK's funnel (direct-requests.ts): no sign-in and no
     // input_required there. Only a tool whose arguments travel as headers (2026-07-28 over HTTP)
     // needs the SDK's callTool; other calls name their result schema (measured: faster than the
     // method-keyed lookup).
     const { client, direct } = target;
-    if (direct) return await direct.callTool({ name: tool, arguments: args, ...owner }, request);
+    if (direct) return await direct.callTool(tool, args, options.onElicitation, request);
+    const owner = RequestOwners.tag(options.onElicitation);
     const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
     const definition = listed ? headerDefinition(listed) : undefined;
     const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
