@@ -15,7 +15,7 @@
  */
 import { createHost } from '../src/index.js';
 import { runScript } from '../src/runtime/index.js';
-import { ECHO, everythingEntry, everythingPath, faultEntry, NODE, rawEcho, rawStdio, tempDir, writeConfig } from './fixtures.js';
+import { ECHO, everythingEntry, everythingPath, faultEntry, NODE, rawEcho, rawStdio, settled, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios, timeEach } from './stats.js';
 
@@ -27,7 +27,8 @@ const ECHO_RESULT = { content: [{ type: 'text', text: 'Echo: bench' }] };
 export async function warmCalls(): Promise<Row[]> {
   const section = '2 warm call';
   const { dir, remove } = tempDir('calls');
-  const host = createHost({ cwd: dir, configPath: writeConfig(dir, { everything: everythingEntry() }) });
+  const configPath = writeConfig(dir, { everything: everythingEntry() });
+  const host = createHost({ cwd: dir, configPath });
   const raw = await rawStdio(NODE, [everythingPath]);
   const loop = (fn: string): string => `const t0 = Date.now();
 for (let i = 0; i < ${CALLS}; i++) await tools.${fn}(${JSON.stringify(ECHO)});
@@ -38,6 +39,7 @@ return Date.now() - t0;`;
     return r.result / CALLS;
   };
   try {
+    await settled(configPath);
     await host.call(ECHO);
     // Kept past withServer only for the ablation sides: nothing else uses it, and it idles for 5 min.
     const connection = await host.withServer(ECHO.server, async (c) => c);

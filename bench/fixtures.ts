@@ -2,7 +2,8 @@
  * What the sections share: temp dirs with mcp.json files, the raw SDK baselines (a plain
  * `Client` on its own server process), and the echo call used everywhere.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { everythingPath, faultServerPath } from '../test/support/paths.js';
 import { writeConfig } from '../test/support/write-config.js';
+import { SETTLED_MS } from '../src/machine/unchanged-file.js';
 
 export { everythingPath, faultServerPath, writeConfig };
 
@@ -24,6 +26,16 @@ export function everythingEntry(): { command: string; args: string[] } {
 
 export function faultEntry(extraArgs: string[] = []): { command: string; args: string[] } {
   return { command: NODE, args: [faultServerPath, ...extraArgs] };
+}
+
+/**
+ * Waits until the file at `path` has settled: the host proves a settled mcp.json unchanged with one
+ * stat, and reads a younger one in full on every operation (src/machine/unchanged-file.ts). A
+ * user's mcp.json is older than that; a bench that writes one and measures at once would not be.
+ */
+export async function settled(path: string): Promise<void> {
+  const wait = statSync(path).ctimeMs + SETTLED_MS + 50 - Date.now();
+  if (wait > 0) await sleep(wait);
 }
 
 /** A temp dir removed by the returned function. */

@@ -22,6 +22,7 @@ const BERRY_CLI = join(PROJECT_ROOT, 'dist', 'src', 'bin.js');
 const RESULT_MARK = '@@bench-result ';
 const CALLS = 1000;
 const ROUNDS = 5;
+const RUNTIME_ROUNDS = 6;
 const FAN_OUT = 16;
 const CLI_TARGET: Target = { max: 1, label: '≤ 1.0× mcporter' };
 
@@ -81,16 +82,24 @@ async function ensurePeers(log: (message: string) => void): Promise<string | und
 }
 
 async function mcporterRuntime(dir: string): Promise<Row[]> {
-  const r = await runPeer('mcporter-runtime.mjs', { node: NODE, everythingPath, dir, calls: CALLS, rounds: ROUNDS });
+  // Three sides: rounds in multiples of three give each the same share of every position.
+  const r = await runPeer('mcporter-runtime.mjs', { node: NODE, everythingPath, dir, calls: CALLS, rounds: RUNTIME_ROUNDS });
   const mcporter = sideOf(r, 'mcporter');
   const raw = sideOf(r, 'raw');
+  const berry = sideOf(r, 'berry');
   return [
     row(SECTION, `mcporter runtime.callTool(echo), per call (${String(r['node'])})`, 'ms', mcporter.samples),
     row(SECTION, 'raw SDK callTool(echo) in the same process, per call', 'ms', raw.samples),
+    row(SECTION, 'berry-mcp host.call(echo) in the same process, per call', 'ms', berry.samples),
     row(SECTION, 'mcporter runtime.callTool / raw (median call)', 'x', pairedRatios(mcporter.perRoundMedian, raw.perRoundMedian), {
       note: 'compare: 2 host.call / raw',
     }),
     row(SECTION, 'mcporter runtime.callTool / raw (mean call)', 'x', pairedRatios(mcporter.perRound, raw.perRound)),
+    row(SECTION, 'berry-mcp host.call / raw in the same process (median call)', 'x', pairedRatios(berry.perRoundMedian, raw.perRoundMedian)),
+    row(SECTION, 'host.call / mcporter runtime.callTool, same process (median call)', 'x', pairedRatios(berry.perRoundMedian, mcporter.perRoundMedian), {
+      target: { max: 1, label: '≤ 1.00× (same process, same Node)' },
+      note: 'the MCP host under host.call, run by the peers\' Node beside mcporter, in alternating rounds',
+    }),
   ];
 }
 

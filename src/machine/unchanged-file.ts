@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } fr
  * so a write in the same tick as our read could keep every stamp; one made this long after the
  * ctime we saw always gets a later one.
  */
-const SETTLED_MS = 2000;
+export const SETTLED_MS = 2000;
 const MAX_CACHED_BYTES = 1 << 20;
 const MAX_FILES = 16;
 
