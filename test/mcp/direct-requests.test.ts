@@ -22,6 +22,7 @@ describe('direct tools/call on a 2025-era stdio connection', function () {
       return {
         ok: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog } }),
         quick: faultEntry([], { env: { FIXTURE_CANCEL_LOG: cancelLog }, timeout: 0.4 }),
+        paced: faultEntry([], { timeout: 1 }),
         modern: { command: process.execPath, args: [v2ServerPath, '--modern-only'] },
       };
     },
@@ -95,10 +96,11 @@ describe('direct tools/call on a 2025-era stdio connection', function () {
   });
 
   it('gives each call its own timeout from when it was sent, under the one timer of the connection', async () => {
-    // 0.4 s each: the first call is answered at 0.25 s, the second starts then and ends at 0.5 s,
-    // past the first one's deadline (when the timer wakes) but within its own.
-    await t.host.call({ server: 'quick', tool: 'sleep', arguments: { ms: 250 } });
-    assert.equal(textOf(await t.host.call({ server: 'quick', tool: 'sleep', arguments: { ms: 250 } })), 'slept 250');
+    // 1 s each: the first call is answered at 0.6 s; the second starts then and ends at 1.2 s,
+    // past the first one's deadline (when the timer wakes) and well within its own (1.6 s).
+    await t.host.call({ server: 'paced', tool: 'whoami', arguments: {} });
+    await t.host.call({ server: 'paced', tool: 'sleep', arguments: { ms: 600 } });
+    assert.equal(textOf(await t.host.call({ server: 'paced', tool: 'sleep', arguments: { ms: 600 } })), 'slept 600');
     // Started together, the quick one answered, the other one still times out at its own deadline.
     const started = Date.now();
     const [quick, stuck] = await Promise.allSettled([
@@ -108,7 +110,7 @@ describe('direct tools/call on a 2025-era stdio connection', function () {
     const elapsed = Date.now() - started;
     assert.equal(quick.status, 'fulfilled');
     assert.ok(stuck.status === 'rejected' && isBerryError(stuck.reason) && stuck.reason.code === 'MCP_TIMEOUT', String(stuck.status));
-    assert.ok(elapsed >= 390 && elapsed < 2000, `timed out after ${elapsed} ms`);
+    assert.ok(elapsed >= 390 && elapsed < 3000, `timed out after ${elapsed} ms`);
   });
 
   it('cancels on the caller signal: MCP_CANCELLED here, notifications/cancelled there', async () => {
