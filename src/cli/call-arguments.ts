@@ -1,3 +1,4 @@
+import { isJsonObject } from '../common/json-object.js';
 import { UsageError } from './usage.js';
 import { didYouMean } from './suggest.js';
 
@@ -28,7 +29,7 @@ export function parseJsonArguments(words: readonly string[]): Record<string, unk
 
 /** `key=value …` typed by the tool's input schema: numbers, booleans, JSON for objects and arrays. */
 export function parseKeyValueArguments(words: readonly string[], inputSchema: Schema | undefined, tool: string): Record<string, unknown> {
-  const properties = (isObject(inputSchema?.['properties']) ? inputSchema['properties'] : {}) as Record<string, unknown>;
+  const properties = (isJsonObject(inputSchema?.['properties']) ? inputSchema['properties'] : {}) as Record<string, unknown>;
   const closed = inputSchema?.['additionalProperties'] === false;
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const word of words) {
@@ -102,13 +103,9 @@ function schemaTypes(schema: Schema | undefined): Set<string> {
   else if (Array.isArray(type)) for (const t of type) if (typeof t === 'string') types.add(t);
   for (const key of ['anyOf', 'oneOf']) {
     const list = schema[key];
-    if (Array.isArray(list)) for (const sub of list) for (const t of schemaTypes(isObject(sub) ? (sub as Schema) : undefined)) types.add(t);
+    if (Array.isArray(list)) for (const sub of list) for (const t of schemaTypes(isJsonObject(sub) ? (sub as Schema) : undefined)) types.add(t);
   }
   if (types.size === 0 && Array.isArray(schema['enum'])) for (const v of schema['enum'] as unknown[]) types.add(jsonType(v));
   if (types.size === 0 && 'const' in schema) types.add(jsonType(schema['const']));
   return types;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

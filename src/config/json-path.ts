@@ -29,7 +29,4 @@ export function jsonTypeName(value: unknown): string {
   return typeof value;
 }
 
-/** A plain JSON object (not null, not an array). */
-export function isJsonObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isJsonObject } from '../common/json-object.js';

@@ -10,6 +10,7 @@
  * in, any key the schema would copy or strip) goes through the schema.
  */
 import { specTypeSchemas, type CallToolResult, type StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../../common/json-object.js';
 
 const CALL_RESULT = specTypeSchemas.CallToolResult;
 
@@ -20,23 +21,19 @@ export function checkCallResult(raw: unknown): StandardSchemaV1.Result<CallToolR
 
 /** True when `raw` is a result the CallToolResult schema would hand back unchanged: text blocks only. */
 export function isPlainTextResult(raw: unknown): raw is CallToolResult {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return false;
-  const result = raw as Record<string, unknown>;
-  let hasContent = false;
-  for (const key in result) {
-    if (key === 'content') hasContent = true;
-    else if (key === 'isError') {
-      if (typeof result['isError'] !== 'boolean') return false;
-    } else if (key !== 'structuredContent') return false;
+  if (!isJsonObject(raw)) return false;
+  for (const key in raw) {
+    if (key === 'isError') {
+      if (typeof raw['isError'] !== 'boolean') return false;
+    } else if (key !== 'content' && key !== 'structuredContent') return false;
   }
-  const content = result['content'];
-  if (!hasContent || !Array.isArray(content)) return false;
+  const content = raw['content'];
+  // Absent, it would be defaulted to []: the schema's work.
+  if (!Array.isArray(content)) return false;
   for (const block of content as unknown[]) {
-    if (typeof block !== 'object' || block === null) return false;
-    const text = block as Record<string, unknown>;
-    if (text['type'] !== 'text' || typeof text['text'] !== 'string') return false;
+    if (!isJsonObject(block) || block['type'] !== 'text' || typeof block['text'] !== 'string') return false;
     let keys = 0;
-    for (const _key in text) keys++;
+    for (const _key in block) keys++;
     if (keys !== 2) return false;
   }
   return true;

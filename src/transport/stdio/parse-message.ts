@@ -12,6 +12,7 @@
  * as it did. The result itself is checked later by its request's own result schema.
  */
 import { parseJSONRPCMessage, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { isJsonObject } from '../../common/json-object.js';
 
 /** Parses `line`: a SyntaxError for bad JSON, the SDK's schema error for a message of no known shape. */
 export function parseMessage(line: string): JSONRPCMessage {
@@ -21,7 +22,7 @@ export function parseMessage(line: string): JSONRPCMessage {
 
 /** True when `value` is a result response that the SDK's JSONRPCResultResponse schema passes unchanged. */
 export function isPlainResultResponse(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
+  if (!isJsonObject(value)) return false;
   let keys = 0;
   for (const key in value) {
     if (key !== 'jsonrpc' && key !== 'id' && key !== 'result') return false;
@@ -32,9 +33,5 @@ export function isPlainResultResponse(value: unknown): boolean {
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
   const result = value['result'];
   // `_meta` has a schema of its own (its serverInfo is dropped when malformed): the SDK reads it.
-  return isPlainObject(result) && !Object.hasOwn(result, '_meta') && !Object.hasOwn(result, '__proto__');
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return isJsonObject(result) && !Object.hasOwn(result, '_meta') && !Object.hasOwn(result, '__proto__');
 }
