@@ -1,4 +1,4 @@
-import { loadConfig, noRedaction, secretsOfServers, valueRedactorOf, type LoadConfigOptions, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
+import { noRedaction, secretsOfServers, valueRedactorOf, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
 // which a host that never connects (a script that calls no tool, --help) should not pay for.
@@ -33,7 +33,7 @@ import type { CallOperationOptions, McpHost } from './host-contract.js';
 import { authorize, logout } from './operations/authorize.js';
 import { list } from './operations/list.js';
 import { typings } from './operations/typings.js';
-import { poolKey, poolScope } from './pool/pool-key.js';
+import { OperationConfig } from './operation-config.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
@@ -47,8 +47,8 @@ export function createMcpHost(options: McpHostOptions = {}): McpHost {
 export class MachineHost implements McpHost {
   readonly machine: Machine;
   readonly cwd: string;
-  /** What every operation's loadConfig is given (with the operation's signal, if any). */
-  readonly #loadOptions: LoadConfigOptions;
+  /** mcp.json as each operation reads it, and the pool keys of its entries. */
+  readonly #config: OperationConfig;
   readonly #pool: ConnectionPool;
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
@@ -71,8 +71,6 @@ export class MachineHost implements McpHost {
   readonly #release: MachineRelease;
   /** What list and typings (operations/) use of this host. */
   readonly #context: OperationContext;
-  #lastPrepared: Prepared | undefined;
-  readonly #keys = new WeakMap<ResolvedServerConfig, { readonly lifetime: string; readonly key: string }>();
   #closed = false;
   /** Aborted by close(): ends connects still waiting (a sign-in waits up to signInTimeoutMs). */
   readonly #closing = new AbortController();
@@ -83,9 +81,9 @@ export class MachineHost implements McpHost {
     if (!this.cwd.startsWith('/')) {
       throw new TypeError(`cwd must be an absolute path on the machine, got ${JSON.stringify(this.cwd)}`);
     }
-    this.#loadOptions = { machine: this.machine, cwd: this.cwd, ...(options.configPath === undefined ? {} : { configPath: options.configPath }) };
     this.#ownsPool = options.pool === undefined;
     this.#pool = options.pool ?? new ConnectionPool({ idleTimeoutMs: options.idleTimeoutMs ?? 300_000 });
+    this.#config = new OperationConfig(this.machine, this.cwd, options.configPath, this.#pool);
     this.#release = new MachineRelease(this.machine, this.#pool);
     this.#log = options.onLog ? safeSink(options.onLog) : noLog;
     this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
@@ -110,7 +108,7 @@ export class MachineHost implements McpHost {
       resolve: (prepared, server) => resolveEntry(prepared.loaded, server),
       use: (prepared, config, fn, signal, force) => this.#use(prepared, config, fn, signal, force),
       pendingFailure: (prepared, config) => this.#pendingFailure(prepared, config),
-      keyOf: (prepared, config) => this.#key(prepared.lifetime, config),
+      keyOf: (prepared, config) => this.#config.key(prepared.lifetime, config),
       track: (work) => this.#track(work),
       withEntry: (server, fn, signal, force) => this.#withEntry(server, fn, signal, force),
       approveCall: this.#approveCall,
@@ -131,30 +129,9 @@ export class MachineHost implements McpHost {
     return this.#release.run(signal, async () => (await this.#prepare(signal)).loaded);
   }
 
-  async #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
-    if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.');
-    const lifetime = await this.machine.lifetime(signal);
-    const loaded = await loadConfig(signal ? { ...this.#loadOptions, signal } : this.#loadOptions);
-    // loadConfig hands back the same object while nothing changed: so does this.
-    const last = this.#lastPrepared;
-    if (last?.loaded === loaded && last.lifetime === lifetime) return last;
-    const scope = poolScope(this.machine.identity, this.cwd, loaded.path);
-    const live = new Set<string>();
-    for (const slot of loaded.servers) {
-      if (slot.status === 'ok') live.add(this.#key(lifetime, slot.config));
-    }
-    this.#pool.sync(scope, live);
-    this.#lastPrepared = { loaded, lifetime, scope };
-    return this.#lastPrepared;
-  }
-
-  #key(lifetime: string, config: ResolvedServerConfig): string {
-    // Kept per resolved config (immutable, reused while the file is unchanged): one string, hashed once, for every lookup.
-    const known = this.#keys.get(config);
-    if (known?.lifetime === lifetime) return known.key;
-    const key = poolKey(this.machine.identity, lifetime, this.cwd, config.fingerprint);
-    this.#keys.set(config, { lifetime, key });
-    return key;
+  #prepare(signal: AbortSignal | undefined): Promise<Prepared> {
+    if (this.#closed) return Promise.reject(new BerryError('MCP_HOST_CLOSED', 'The host was closed; create a new one.'));
+    return this.#config.prepare(signal);
   }
 
   /**
@@ -169,8 +146,8 @@ export class MachineHost implements McpHost {
     signal: AbortSignal | undefined,
     force = false,
   ): Promise<T> {
-    const key = this.#key(prepared.lifetime, config);
-    const failed = force ? undefined : this.#pendingFailure(prepared, config);
+    const key = this.#config.key(prepared.lifetime, config);
+    const failed = force ? undefined : this.#failureOf(key, config);
     if (failed) return Promise.reject(failed);
     const redact = valueRedactorOf(prepared.loaded.servers);
     // Not async, and no wrapper when there is nothing to mask: each layer of async functions on
@@ -209,7 +186,10 @@ export class MachineHost implements McpHost {
 
   /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
   #pendingFailure(prepared: Prepared, config: ResolvedServerConfig): BerryError | undefined {
-    const key = this.#key(prepared.lifetime, config);
+    return this.#failureOf(this.#config.key(prepared.lifetime, config), config);
+  }
+
+  #failureOf(key: string, config: ResolvedServerConfig): BerryError | undefined {
     return this.#pool.has(key) ? undefined : this.#backoff.pending(key, config.name);
   }
 
