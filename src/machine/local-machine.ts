@@ -1,5 +1,5 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { chmod, lstat, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
@@ -57,6 +57,21 @@ export class LocalMachine implements Machine {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+  }
+
+  async readLink(path: string, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    return readlink(path);
+  }
+
+  async realPath(path: string, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    return realpath(path);
+  }
+
+  async chmod(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    await chmod(path, mode);
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {

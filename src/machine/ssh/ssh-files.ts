@@ -76,6 +76,19 @@ export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: stri
   if (error && (await exists(sftp, path))) throw fileError(error, 'remove', path, identity);
 }
 
+export function sftpReadLink(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => sftp.readlink(path, (error, target) => (error ? reject(fileError(error, 'read the link', path, identity)) : resolve(target))));
+}
+
+export function sftpRealPath(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => sftp.realpath(path, (error, real) => (error ? reject(fileError(error, 'resolve', path, identity)) : resolve(real))));
+}
+
+export async function sftpChmod(sftp: SFTPWrapper, identity: string, path: string, mode: number): Promise<void> {
+  const error = await call((cb) => sftp.chmod(path, mode, cb));
+  if (error) throw fileError(error, 'chmod', path, identity);
+}
+
 const S_IFMT = 0o170000;
 const FILE_TYPES: Readonly<Record<number, FileInfo['type']>> = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symlink' };
 
