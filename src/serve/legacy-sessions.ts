@@ -33,8 +33,8 @@ export interface Refusal {
  * holder's, at most `maxSessions` in all and `maxHolderSessions` of one holder, closed after
  * `idleMs` without a request or stream open. A new session past a cap takes the place of an idle
  * one: the holder's own when the holder is at its cap, else the least recently seen of the holder
- * that has the most. Only when every candidate is busy is it refused, so one holder's sessions
- * never keep another holder out while it is below its cap and anything is idle.
+ * that has the most. So a new session is refused only when its own holder is at its cap with every
+ * session busy, or when every session of the server is busy: one holder never locks another out.
  */
 export class LegacySessions {
   readonly #service: RunService;
