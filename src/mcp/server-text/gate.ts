@@ -113,9 +113,16 @@ export function gateOf(servers: readonly ServerSlot[]): ServerTextGate {
 
 /** A connection's gate: `latest`'s (the config its host read last), then `own` (the connection's OAuth tokens). */
 export function followingGate(latest: () => ServerTextGate, own?: Mask): ServerTextGate {
-  const masks = (): TextMasks => {
+  let followed: ServerTextGate | undefined;
+  let masks: TextMasks | undefined;
+  const current = (): TextMasks => {
     const gate = latest();
-    return own === undefined ? { whole: (t) => gate.whole(t), piece: (t) => gate.piece(t) } : { whole: (t) => own(gate.whole(t)), piece: (t) => own(gate.piece(t)) };
+    // Made again only when the config changed: progress and log lines may come by the thousand.
+    if (gate !== followed || masks === undefined) {
+      followed = gate;
+      masks = own === undefined ? { whole: (t) => gate.whole(t), piece: (t) => gate.piece(t) } : { whole: (t) => own(gate.whole(t)), piece: (t) => own(gate.piece(t)) };
+    }
+    return masks;
   };
-  return new ServerTextGate((value, server) => latest().value(value, server), masks);
+  return new ServerTextGate((value, server) => latest().value(value, server), current);
 }
