@@ -164,6 +164,8 @@ describe('adversarial: what a server says is masked, bounded and checked before 
       release();
       await answer;
       assert.ok(open <= 16, `${open} questions open at once`);
+      // The declines are said once per burst, not once each: the server cannot flood the log either.
+      assert.ok(logs.filter((e) => e.kind === 'elicitation').length <= 3, `${logs.filter((e) => e.kind === 'elicitation').length} log lines`);
     });
 
     it('log lines and stderr: masked and cut per line', async () => {

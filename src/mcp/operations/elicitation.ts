@@ -37,6 +37,8 @@ export interface ElicitationWiring extends ElicitationSource {
 export function installElicitation(client: Client, transport: Transport, source: ElicitationSource, owners: RequestOwners): void {
   owners.track(transport);
   const open = new Map<ElicitationHandler | undefined, number>();
+  // Callers told (on the log) that their questions were declined for the cap, until they have none open: one line per burst.
+  const told = new Set<ElicitationHandler | undefined>();
   // The 2025 era's server request; in 2026-07-28 elicitations come in input_required results (input-rounds.ts).
   client.setRequestHandler('elicitation/create', async (request, context) => {
     // Looked up at once: the relation is dropped when the answer is sent.
@@ -47,14 +49,21 @@ export function installElicitation(client: Client, transport: Transport, source:
     }
     const { handler } = owner;
     const asked = open.get(handler) ?? 0;
-    if (asked >= MAX_OPEN_QUESTIONS) return decline(request.params, source, `${MAX_OPEN_QUESTIONS} questions of this caller were already open`);
+    if (asked >= MAX_OPEN_QUESTIONS) {
+      if (told.has(handler)) return { action: 'decline' } as const;
+      told.add(handler);
+      return decline(request.params, source, `${MAX_OPEN_QUESTIONS} questions of this caller were already open; more are declined unlogged until they are answered`);
+    }
     open.set(handler, asked + 1);
     try {
       return await answerElicitation(request.params, { ...source, handler }, context.mcpReq.signal);
     } finally {
       const left = (open.get(handler) ?? 1) - 1;
-      if (left === 0) open.delete(handler);
-      else open.set(handler, left);
+      if (left > 0) open.set(handler, left);
+      else {
+        open.delete(handler);
+        told.delete(handler);
+      }
     }
   });
 }
