@@ -14,6 +14,7 @@ import { createHost } from '../src/index.js';
 import { ArgumentChecker } from '../src/mcp/operations/argument-check.js';
 import { callOn } from '../src/mcp/operations/call-operation.js';
 import { ObservedTypes } from '../src/mcp/catalog/observed-types/observer.js';
+import { OPEN_GATE } from '../src/mcp/server-text/gate.js';
 import { mergeObservations, observeResult, type Observation } from '../src/mcp/catalog/observed-types/observation.js';
 import { typedServerPath } from '../test/support/paths.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
@@ -59,8 +60,8 @@ export default async function argumentCheck(): Promise<Row[]> {
     });
     // A pair of its own, so that each side runs first in half of the rounds (AB, BA, …).
     const ab = await alternate({ rounds: 2 * ROUNDS, warmupRounds: 1 }, {
-      callWith: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withCheck)),
-      callWithout: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withoutCheck)),
+      callWith: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withCheck, OPEN_GATE)),
+      callWithout: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withoutCheck, OPEN_GATE)),
     });
     return [
       row(section, 'host.call(get-sum), warm, per call (arguments checked)', 'ms', r.sumCall.samples),

@@ -12,6 +12,11 @@ export interface RunOptions extends Omit<RunScriptOptions, 'functions'> {
   readonly approveCall?: ApproveCall;
   /** Answers the elicitations this run's calls cause, in place of the host's `onElicitation` (serve asks the run's own client). */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Who the run is for (see OperationOptions.client): its `mcp_describe` shows only result types
+   * that this client's own calls taught. serve passes one object per client.
+   */
+  readonly client?: object;
   /** Where the script runs: runScript on this thread (from this host's warm pool) by default; serve passes its worker pool's. */
   readonly runScript?: (code: string, options: RunScriptOptions) => Promise<RunRecord>;
 }
@@ -42,8 +47,8 @@ class BerryHost extends MachineHost implements Host {
     this.#maxArgumentBytes = options.maxArgumentBytes;
   }
 
-  run(code: string, { approveCall, onElicitation, runScript: execute, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
-    const hooks = onElicitation ? { onElicitation } : {};
+  run(code: string, { approveCall, onElicitation, client, runScript: execute, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+    const hooks = { ...(onElicitation ? { onElicitation } : {}), ...(client ? { client } : {}) };
     // Made once per run, not per call: what every mcp_call of this run passes besides its own signal and progress.
     const callHooks = approveCall ? { approveCall, ...hooks } : hooks;
     const options: RunScriptOptions = {
@@ -52,7 +57,7 @@ class BerryHost extends MachineHost implements Host {
       maxArgumentBytes: runOptions.maxArgumentBytes ?? this.#maxArgumentBytes,
       functions: {
         mcp_list: (args, context) => this.list(args as never, { signal: context.signal }),
-        mcp_describe: (args, context) => this.describe(args as never, { signal: context.signal }),
+        mcp_describe: (args, context) => this.describe(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
         mcp_call: (args, context) =>
           this.call(args as never, {
             signal: context.signal,

@@ -6,7 +6,7 @@ export { configuredNames, withServer, withoutServer } from './edit-config.js';
 export { replaceConfigText } from './write-config.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';
 export { createRedactor, secretsOfServers } from './redact.js';
-export { createValueRedactor, noRedaction, valueRedactorOf, type ValueRedactor } from './redact-value.js';
+export { createValueRedactor, noRedaction, valueRedactorOf, valueRedactorOfSecrets, type ValueRedactor } from './redact-value.js';
 export { SPOKEN_REVISIONS, type ProtocolSetting } from './protocol.js';
 export type {
   LoadConfigOptions,

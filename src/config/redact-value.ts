@@ -28,7 +28,12 @@ export function valueRedactorOf(servers: readonly ServerSlot[]): ValueRedactor {
 
 /** The redactor of values from any server of this config: every server's secrets (see maskedInValues). */
 export function createValueRedactor(servers: readonly ServerSlot[]): ValueRedactor {
-  const secrets = secretsOfServers(servers).filter(maskedInValues);
+  return valueRedactorOfSecrets(secretsOfServers(servers));
+}
+
+/** The redactor of values for these secrets (those maskedInValues keeps). */
+export function valueRedactorOfSecrets(all: readonly string[]): ValueRedactor {
+  const secrets = all.filter(maskedInValues);
   if (secrets.length === 0) return noRedaction;
   const redact = createRedactor(secrets, { fragments: false });
   return <T>(value: T, server: string): T => walk(value, redact, 0, server) as T;

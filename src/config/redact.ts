@@ -109,10 +109,22 @@ export function createRedactor(secrets: Iterable<string>, options: RedactorOptio
   return (text: string): string => {
     if (text === '') return text;
     let masked = text;
-    // Longest first, so a secret containing another is masked whole.
-    if (quick.test(text)) for (const { hint, full } of each) if (hint === undefined || hint.test(masked)) masked = masked.replace(full, MASK);
+    // Percent-encoding may spell letters and digits too (%73%6B…): hints are looked for decoded as well.
+    const decoded = text.includes('%') ? percentDecoded(text) : undefined;
+    if (quick.test(text) || (decoded !== undefined && quick.test(decoded))) {
+      // Longest first, so a secret containing another is masked whole.
+      for (const { hint, full } of each) {
+        if (hint === undefined || hint.test(masked) || (decoded !== undefined && hint.test(decoded))) masked = masked.replace(full, MASK);
+      }
+    }
     return maskFragments(masked, lowered);
   };
+}
+
+/** `text` with each %XX as the character of that byte (enough to find ASCII hints), or undefined when it has none. */
+function percentDecoded(text: string): string | undefined {
+  const decoded = text.replace(/%([0-9a-f]{2})/gi, (_, hexByte: string) => String.fromCharCode(parseInt(hexByte, 16)));
+  return decoded === text ? undefined : decoded;
 }
 
 /** Hints without those that contain another (case-insensitively): text holding the longer holds the shorter. */

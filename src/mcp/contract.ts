@@ -169,4 +169,11 @@ export interface OperationOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Answers the elicitations this call, read or prompt causes, in place of the host's (a served run's). */
   readonly onElicitation?: ElicitationHandler;
+  /**
+   * Who the operation is for: an opaque object, the same for every operation of one client (serve
+   * passes one per session). Result types learned from one client's calls are shown in that
+   * client's `describe` only, and kept in memory while the object lives; without it the operation is
+   * the host's own, whose learning is saved with the catalogs (`savedCatalogs`).
+   */
+  readonly client?: object;
 }

@@ -33,7 +33,8 @@ export interface McpHost {
   /** The config as read now, for tools that need the server list (typings). */
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
   /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server (or one) and tool; broken servers become warnings. */
-  typings(options?: { readonly signal?: AbortSignal; readonly server?: string }): Promise<string>;
+  /** `client`: whose learned result types to include (see OperationOptions.client); the host's own when absent. */
+  typings(options?: { readonly signal?: AbortSignal; readonly server?: string; readonly client?: object }): Promise<string>;
   /**
    * Signs in to an HTTP server now (even if tokens are stored), through `onAuthorizationUrl`, and
    * keeps the tokens for every later connection.

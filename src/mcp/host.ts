@@ -1,4 +1,4 @@
-import { noRedaction, secretsOfServers, valueRedactorOf, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
+import { noRedaction, type LoadedConfig, type ResolvedServerConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
 // Single modules, not the remote face: the face also loads the MCP transports (and the SDK),
 // which a host that never connects (a script that calls no tool, --help) should not pay for.
@@ -34,6 +34,7 @@ import { authorize, logout } from './operations/authorize.js';
 import { list } from './operations/list.js';
 import { typings } from './operations/typings.js';
 import { OperationConfig } from './operation-config.js';
+import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
@@ -106,7 +107,10 @@ export class MachineHost implements McpHost {
       operation: (signal, fn) => this.#release.run(signal, fn),
       prepare: (signal) => this.#prepare(signal),
       resolve: (prepared, server) => resolveEntry(prepared.loaded, server),
-      use: (prepared, config, fn, signal, force) => this.#use(prepared, config, fn, signal, force),
+      use: (prepared, config, fn, signal, force = false) => {
+        const gate = gateOf(prepared.loaded.servers);
+        return this.#use(prepared, config, (connection) => fn(connection, gate), signal, force, gate);
+      },
       pendingFailure: (prepared, config) => this.#pendingFailure(prepared, config),
       keyOf: (prepared, config) => this.#config.key(prepared.lifetime, config),
       track: (work) => this.#track(work),
@@ -144,15 +148,16 @@ export class MachineHost implements McpHost {
     config: ResolvedServerConfig,
     fn: (connection: ServerConnection) => Promise<T>,
     signal: AbortSignal | undefined,
-    force = false,
+    force: boolean,
+    gate: ServerTextGate,
   ): Promise<T> {
     const key = this.#config.key(prepared.lifetime, config);
     const failed = force ? undefined : this.#failureOf(key, config);
     if (failed) return Promise.reject(failed);
-    const redact = valueRedactorOf(prepared.loaded.servers);
     // Not async, and no wrapper when there is nothing to mask: each layer of async functions on
     // a call's way back is one more turn of the microtask queue.
-    const run = redact === noRedaction ? fn : async (connection: ServerConnection) => redact(await fn(connection), config.name);
+    const mask = gate.value;
+    const run = mask === noRedaction ? fn : async (connection: ServerConnection) => mask(await fn(connection), config.name);
     return this.#pool.use(
       key,
       prepared.scope,
@@ -164,7 +169,7 @@ export class MachineHost implements McpHost {
             config,
             log: this.#log,
             ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
-            secrets: secretsOfServers(prepared.loaded.servers),
+            gate: () => this.#config.gate(),
             auth: this.#auth,
             onElicitation: this.#onElicitation,
             era: { memory: this.#eras, key },
@@ -208,18 +213,20 @@ export class MachineHost implements McpHost {
    */
   async #withEntry<T>(
     server: string,
-    fn: (connection: ServerConnection, entry: ResolvedServerConfig) => Promise<T>,
+    fn: (connection: ServerConnection, entry: ResolvedServerConfig, gate: ServerTextGate) => Promise<T>,
     signal: AbortSignal | undefined,
     force = false,
   ): Promise<T> {
     // #release.run, written out: every call comes this way.
     this.#release.enter(signal);
+    let gate: ServerTextGate | undefined;
     try {
       const prepared = await this.#prepare(signal);
+      const read = (gate = gateOf(prepared.loaded.servers));
       const entry = resolveEntry(prepared.loaded, server);
-      return await this.#use(prepared, entry, (connection) => fn(connection, entry), signal, force);
+      return await this.#use(prepared, entry, (connection) => fn(connection, entry, read), signal, force, read);
     } catch (error) {
-      throw operationFailure(signal, error);
+      throw operationFailure(signal, gate ? gate.error(error, server) : error);
     } finally {
       this.#release.leave();
     }
@@ -230,8 +237,9 @@ export class MachineHost implements McpHost {
     return list(this.#context, request, options);
   }
 
-  typings(options: { readonly signal?: AbortSignal; readonly server?: string } = {}): Promise<string> {
-    return typings(this.#context, options.server === undefined ? {} : { server: options.server }, options.signal ? { signal: options.signal } : {});
+  typings(options: { readonly signal?: AbortSignal; readonly server?: string; readonly client?: object } = {}): Promise<string> {
+    const { signal, ...request } = options;
+    return typings(this.#context, request, signal ? { signal } : {});
   }
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {

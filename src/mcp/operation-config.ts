@@ -3,6 +3,7 @@ import type { Machine } from '../machine/index.js';
 import type { Prepared } from './operations/context.js';
 import type { ConnectionPool } from './pool/pool.js';
 import { poolKey, poolScope } from './pool/pool-key.js';
+import { gateOf, type ServerTextGate } from './server-text/gate.js';
 
 /**
  * What every operation of one host starts from: `mcp.json` read again, the machine's connection
@@ -39,6 +40,12 @@ export class OperationConfig {
     this.#pool.sync(scope, live);
     this.#last = { loaded, lifetime, scope };
     return this.#last;
+  }
+
+  /** The gate of the config read last: connections mask with it, so an entry added since they opened is masked too. */
+  gate(): ServerTextGate {
+    if (this.#last === undefined) throw new Error('OperationConfig.gate() before the first prepare()');
+    return gateOf(this.#last.loaded.servers);
   }
 
   key(lifetime: string, config: ResolvedServerConfig): string {

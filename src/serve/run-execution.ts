@@ -41,6 +41,8 @@ export async function executeRun(
       () =>
         elicitation.during(target, () =>
           host.run(parsed.code, {
+            // The queue's client is the run's: it sees only result types its own calls taught.
+            client,
             signal,
             timeoutMs: (parsed.timeoutSeconds ?? limits.defaultTimeoutSeconds) * 1000,
             memoryLimitMb: limits.memoryLimitMb,

@@ -65,6 +65,10 @@ describe('config/redact: every rendering of a secret', () => {
     assert.equal(leaks(encodeURIComponent(secret).toLowerCase()), false);
     assert.equal(leaks(encodeURI(secret)), false);
     assert.equal(redact(`token=${encodeURIComponent(secret)}&next=1`), 'token=***&next=1');
+    // Every byte encoded, letters and digits too (no encoder does it; a hostile server may).
+    const everyByte = [...Buffer.from(secret, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    assert.equal(redact(`k=${everyByte}`), 'k=***');
+    assert.equal(redact(`k=${everyByte.toUpperCase()}&n=1`), 'k=***&n=1');
   });
 
   it('form-encoded (+ for space) and JSON-escaped at any depth', () => {

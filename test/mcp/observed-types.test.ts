@@ -10,6 +10,8 @@ import { inferShape } from '../../src/mcp/catalog/observed-types/infer.js';
 import { mergeShapes } from '../../src/mcp/catalog/observed-types/merge.js';
 import { shapeText } from '../../src/mcp/catalog/observed-types/render.js';
 import { MAX_SHAPE_BYTES, parseShape } from '../../src/mcp/catalog/observed-types/shape.js';
+import { maskKeys } from '../../src/mcp/catalog/observed-types/mask-keys.js';
+import { parseObserved } from '../../src/mcp/catalog/observed-types/observation.js';
 import { FLUSH_DELAY_MS } from '../../src/mcp/catalog/observed-types/observer.js';
 import { berry } from '../support/berry-cli.js';
 import { memoryPath, typedServerPath } from '../support/paths.js';
@@ -65,6 +67,20 @@ describe('output types learned from results', function () {
       assert.match(text(deep), /\{ d: unknown \}/);
       const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${String.fromCharCode(97 + (i % 26))}${i}`, Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`inner${j}x`, { x: 1 }]))]));
       assert.ok(JSON.stringify(inferShape(wide)).length <= MAX_SHAPE_BYTES);
+    });
+
+    it('turns an object whose key holds a secret into a map, at any depth; a file is read through the same mask', () => {
+      const mask = (key: string): string => key.replaceAll('Key-Secret-77', '***');
+      const shape = inferShape({ ok: 1, nested: { 'Key-Secret-77': { a: 1 }, other: { a: 2 } }, list: [{ 'Key-Secret-77': 'x' }] });
+      const masked = maskKeys(shape, mask);
+      assert.equal(shapeText(masked), '{ ok: number; nested: { [key: string]: { a: number } }; list: { [key: string]: string }[] }');
+      assert.doesNotMatch(JSON.stringify(masked), /Key-Secret/);
+      const plain = inferShape({ a: { b: [{ c: 1 }] } });
+      assert.equal(maskKeys(plain, mask), plain, 'nothing to mask: the same shape');
+      const file = { format: 1, catalog: 'c1', tools: [['t', 2, 'structuredContent', shape], ['Key-Secret-77', 1, 'text', 'string']] };
+      const read = parseObserved(file, 'c1', mask);
+      assert.deepEqual([...read.keys()], ['t'], 'a tool whose name holds a secret is dropped');
+      assert.doesNotMatch(JSON.stringify([...read.values()]), /Key-Secret/);
     });
 
     it('reads back only shapes it writes', () => {
@@ -147,6 +163,21 @@ describe('output types learned from results', function () {
       await new Promise((resolve) => setTimeout(resolve, FLUSH_DELAY_MS + 500));
       assert.match(observedFile() ?? '', /\["read_graph",4,/, 'written after the delay, before close');
       await host.close();
+    });
+
+    it("each client sees only what its own calls taught; a client's learning is never saved", async () => {
+      const host = newHost();
+      const [alice, bob] = [{}, {}];
+      await host.call({ server: 'typed', tool: 'search_text', arguments: { query: 'a' } }, { client: alice });
+      const seen = async (client?: object): Promise<string | undefined> => ((await host.describe({ server: 'typed', tool: 'search_text' }, client ? { client } : {})) as ToolDescription).returns;
+      assert.match((await seen(alice)) ?? '', /^\(observed over 1 call, JSON/);
+      assert.equal(await seen(bob), undefined, "bob's describe shows alice's type");
+      assert.doesNotMatch(await host.typings({ server: 'typed', client: bob }), /SearchText\.Observed/);
+      assert.match(await host.typings({ server: 'typed', client: alice }), /SearchText\.Observed/);
+      // The host's own learning (and its file) holds the one call of the first test, not alice's.
+      assert.match((await seen()) ?? '', /^\(observed over 1 call, JSON/);
+      await host.close();
+      assert.match(observedFile() ?? '', /\["search_text",1,/);
     });
 
     it('without saved catalogs, types are learned in memory only', async () => {

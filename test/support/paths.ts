@@ -28,6 +28,8 @@ export const everythingHttpPath: string = path.join(FIXTURES_DIR, 'everything-ht
 export const typedServerPath: string = path.join(FIXTURES_DIR, 'typed-server.mjs');
 /** The v2 SDK server of both eras (`--modern-only`: 2026-07-28 only; `--http`: Streamable HTTP). */
 export const v2ServerPath: string = path.join(FIXTURES_DIR, 'v2-server.mjs');
+/** A hostile server's texts: progress, elicitations, result keys and logs carrying what it finds in its env (both eras). */
+export const hostileTextPath: string = path.join(FIXTURES_DIR, 'hostile-text.mjs');
 
 const require = createRequire(import.meta.url);
 

@@ -10,6 +10,7 @@ import type { Wire } from './wire.js';
 import type { ProgressTaps } from './task-progress.js';
 import type { EraSlot } from './era.js';
 import type { DirectRequests } from './direct-requests.js';
+import type { ServerTextGate } from '../server-text/gate.js';
 
 export type { CallOptions };
 
@@ -20,6 +21,9 @@ export type { CallOptions };
 export class ServerConnection implements RequestTarget {
   readonly config: ResolvedServerConfig;
   readonly client: Client;
+  /** What this server says passes here on its way out: masked, bounded, checked (server-text/gate.ts). */
+  readonly gate: ServerTextGate;
+  /** Server text in a log line or an error (a stderr tail, a server's error message), masked. */
   readonly redact: (text: string) => string;
   /** Called once when the connection can no longer be used (closed, crashed, session expired). */
   onDead: (() => void) | undefined;
@@ -50,7 +54,7 @@ export class ServerConnection implements RequestTarget {
     client: Client,
     wire: Wire,
     log: LogSink,
-    redact: (text: string) => string,
+    gate: ServerTextGate,
     session: OAuthSession | undefined,
     owners: RequestOwners,
     offered: readonly string[],
@@ -61,7 +65,8 @@ export class ServerConnection implements RequestTarget {
     this.client = client;
     this.wire = wire;
     this.log = log;
-    this.redact = redact;
+    this.gate = gate;
+    this.redact = (text) => gate.piece(text);
     this.session = session;
   }
 

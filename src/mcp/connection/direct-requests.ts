@@ -24,7 +24,8 @@ const FIRST_ID = 2 ** 30;
 export interface DirectCallOptions {
   readonly signal: AbortSignal;
   readonly timeout: number;
-  readonly onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /** The notification's params less its token, unchecked. */
+  readonly onprogress?: (progress: unknown) => void;
 }
 
 interface Pending {
@@ -157,7 +158,7 @@ export class DirectRequests {
       const pending = typeof token === 'number' ? this.#pending.get(token) : undefined;
       if (!pending) return false;
       pending.deadline = this.#deadline(pending.options.timeout);
-      const { progressToken: _token, ...progress } = message.params as { progressToken: number; progress: number };
+      const { progressToken: _token, ...progress } = message.params as { progressToken: number };
       pending.options.onprogress?.(progress);
       return true;
     }

@@ -11,9 +11,11 @@
  */
 import { BerryError } from '../../common/errors.js';
 import { sleep } from '../../common/abort.js';
+import { isJsonObject } from '../../common/json-object.js';
 import type { ElicitationHandler, ElicitationParams } from '../handlers.js';
 import type { LogSink } from '../log.js';
 import { answerElicitation } from '../operations/elicitation.js';
+import type { ServerTextGate } from '../server-text/gate.js';
 
 /** Rounds of one request before it fails: a server that keeps asking must not hold a call forever. */
 export const MAX_ROUNDS = 8;
@@ -27,6 +29,7 @@ export interface RoundsTarget {
   readonly client: { getProtocolEra(): 'modern' | 'legacy' | undefined };
   readonly owners: { hostHandler(): ElicitationHandler | undefined };
   readonly log: LogSink;
+  readonly gate: ServerTextGate;
 }
 
 interface InputRequired {
@@ -55,7 +58,9 @@ export async function answerInputRounds<T>(
     if (round >= MAX_ROUNDS) {
       throw new BerryError('MCP_INPUT_UNSUPPORTED', `Server "${server}" still asked for input after ${MAX_ROUNDS} rounds of answers; the call was given up.`);
     }
-    const requests = Object.entries(result.inputRequests ?? {});
+    const requests = isJsonObject(result.inputRequests) ? Object.entries(result.inputRequests) : [];
+    // Bounded before anyone is asked: a server must not put thousands of questions to the user.
+    target.gate.questions(server, requests.length);
     if (requests.length === 0) await sleep(STATE_ONLY_PAUSE_MS, signal ?? new AbortController().signal);
     const responses: Record<string, unknown> = {};
     for (const [key, request] of requests) {
@@ -72,7 +77,7 @@ async function answerOne(target: RoundsTarget, handler: ElicitationHandler | und
   const server = target.config.name;
   const { method, params } = (typeof request === 'object' && request !== null ? request : {}) as { method?: unknown; params?: unknown };
   if (method === 'elicitation/create' && typeof params === 'object' && params !== null) {
-    return answerElicitation(params as ElicitationParams, { server, handler, log: target.log }, signal ?? new AbortController().signal);
+    return answerElicitation(params as ElicitationParams, { server, handler, log: target.log, gate: target.gate }, signal ?? new AbortController().signal);
   }
   const what = typeof method === 'string' ? method.slice(0, 60) : 'a request without a method';
   const why = method === 'sampling/createMessage' ? 'berry-mcp runs no model of its own' : 'berry-mcp answers only elicitation/create';

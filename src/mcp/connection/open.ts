@@ -5,7 +5,7 @@
  * stderr, timeout, status, the revisions each side speaks).
  */
 import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
-import { createRedactor, type ResolvedServerConfig } from '../../config/index.js';
+import { valueRedactorOfSecrets, type ResolvedServerConfig } from '../../config/index.js';
 import { CancelledError, ServerStartError, type BerryError } from '../../common/errors.js';
 import { MachineStdioTransport, createHttpTransport, HttpStatusError, type StdioDiagnostics } from '../../transport/index.js';
 import { confineSpawnSpec, type Machine } from '../../machine/index.js';
@@ -27,6 +27,7 @@ import { eraPlan, type EraSlot } from './era.js';
 import { mapRevisionError } from './revision-errors.js';
 import { listenForChanges } from './listen-stream.js';
 import { isTappedProgressNoise, tapTaskProgress } from './task-progress.js';
+import { followingGate, masksOf, ServerTextGate } from '../server-text/gate.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: VERSION };
 /** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
@@ -39,8 +40,8 @@ export interface OpenConnectionOptions {
   readonly signal?: AbortSignal;
   /** Longest message a stdio server may send (one line of its stdout). */
   readonly maxMessageBytes?: number;
-  /** Secrets to redact from this server's output: all servers' of the config (they share the environment). @default config.secrets */
-  readonly secrets?: readonly string[];
+  /** The gate of the config its host read last: all servers' secrets (they share the environment). @default the entry's own secrets */
+  readonly gate?: () => ServerTextGate;
   readonly auth?: ConnectionAuthOptions;
   /** Set on the reconnect after a sign-in: a second sign-in in one open is refused (no loops). */
   readonly signedIn?: boolean;
@@ -56,9 +57,10 @@ export interface OpenConnectionOptions {
 export async function openConnection(options: OpenConnectionOptions): Promise<ServerConnection> {
   const { config, machine } = options;
   const session = createSession(machine, config, options.auth);
-  const redactConfig = createRedactor(options.secrets ?? config.secrets);
-  const redact = session ? (text: string): string => session.redact(redactConfig(text)) : redactConfig;
-  const log: LogSink = (event) => options.log({ ...event, message: redact(event.message) });
+  // Everything this server says goes out through its gate (server-text/gate.ts), OAuth tokens masked too.
+  const gate = followingGate(options.gate ?? ownGate(config), session ? (text) => session.redact(text) : undefined);
+  const redact = (text: string): string => gate.piece(text);
+  const log: LogSink = (event) => options.log({ ...event, message: gate.logLine(event.message) });
   const started = Date.now();
   let eventStreamSettled: () => void = () => {};
   const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
@@ -83,9 +85,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const plan = eraPlan(config.protocol, config.initTimeoutMs);
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
   const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
-  const connection = new ServerConnection(config, client, wire, log, redact, session, owners, plan.offered);
+  const connection = new ServerConnection(config, client, wire, log, gate, session, owners, plan.offered);
   connection.era = config.protocol === 'auto' ? options.era : undefined;
-  installElicitation(client, transport, config.name, owners, log);
+  installElicitation(client, transport, { server: config.name, log, gate }, owners);
   tapTaskProgress(transport, connection.taskProgress);
   client.onclose = () => {
     connection.transportEnded = true;
@@ -188,6 +190,12 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}, ${era === 'modern' ? 'stateless, by server/discover' : 'session, by initialize'}${prior ? ', era known from an earlier connect' : ''}) in ${Date.now() - started} ms`,
   });
   return connection;
+}
+
+/** The gate of an entry opened on its own (sign-in): its own secrets. */
+function ownGate(config: ResolvedServerConfig): () => ServerTextGate {
+  const gate = new ServerTextGate(valueRedactorOfSecrets(config.secrets), masksOf(config.secrets));
+  return () => gate;
 }
 
 /** The SDK's probe ended because a stdio server's process exited (or closed stdout) while probed. */

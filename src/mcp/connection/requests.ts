@@ -21,6 +21,7 @@ import { mapRevisionError } from './revision-errors.js';
 import { answerInputRounds } from './input-rounds.js';
 import type { Wire } from './wire.js';
 import type { DirectRequests } from './direct-requests.js';
+import type { ServerTextGate } from '../server-text/gate.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
@@ -43,6 +44,7 @@ export interface RequestTarget {
   /** tools/call beside the SDK's funnel (2025 era, stdio), else undefined. */
   readonly direct: DirectRequests | undefined;
   readonly redact: (text: string) => string;
+  readonly gate: ServerTextGate;
   readonly session: OAuthSession | undefined;
   readonly wire: Wire;
   readonly stdio: StdioDiagnostics | undefined;
@@ -171,15 +173,17 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     signal: scope.signal,
     timeout: timeoutMs,
     resetTimeoutOnProgress: true,
-    onprogress: (p: { progress: number; total?: number; message?: string }) => {
+    // As the server sent it: the gate checks it (a malformed one is dropped), masks and bounds it.
+    onprogress: (p: unknown) => {
       if (!scope.hasDeadline) armDeadline();
-      onProgress?.({
-        server,
-        tool,
-        progress: p.progress,
-        ...(p.total === undefined ? {} : { total: p.total }),
-        ...(p.message === undefined ? {} : { message: p.message }),
-      });
+      if (onProgress === undefined) return;
+      const event = target.gate.progress(server, tool, p);
+      if (event === undefined) return;
+      try {
+        onProgress(event);
+      } catch {
+        // A failing listener loses that event; nothing throws into the transport's message handler.
+      }
     },
   };
   try {

@@ -4,12 +4,13 @@
  * handler with its response. A task call sends a token of its own (`berry-task-N`) instead, and
  * this tap hands that token's notifications to the call, before the SDK (which only logs them).
  */
-import type { JSONRPCMessage, Progress, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 
 const PREFIX = 'berry-task-';
 let next = 0;
 
-export type ProgressTaps = Map<string, (progress: Progress) => void>;
+/** Token → what gets that token's notification params, unchecked (the connection's gate checks them). */
+export type ProgressTaps = Map<string, (params: unknown) => void>;
 
 /** A fresh token for one task call. */
 export function taskProgressToken(): string {
@@ -22,7 +23,7 @@ export function tapTaskProgress(transport: Transport, taps: ProgressTaps): void 
   transport.onmessage = (message, extra) => {
     const m = message as JSONRPCMessage & { method?: unknown; params?: { progressToken?: unknown } };
     const token = m.method === 'notifications/progress' ? m.params?.progressToken : undefined;
-    if (typeof token === 'string' && token.startsWith(PREFIX)) taps.get(token)?.(m.params as unknown as Progress);
+    if (typeof token === 'string' && token.startsWith(PREFIX)) taps.get(token)?.(m.params);
     earlier?.(message, extra);
   };
 }

@@ -11,6 +11,7 @@ import type { ApproveCall } from './approval.js';
 import type { ArgumentChecker } from './argument-check.js';
 import type { ConnectionPool } from '../pool/pool.js';
 import type { StartBackoff } from '../pool/start-backoff.js';
+import type { ServerTextGate } from '../server-text/gate.js';
 
 /** One operation's read of the config, with the pool scope and connection lifetime it was read under. */
 export interface Prepared {
@@ -35,11 +36,17 @@ export interface OperationContext {
   resolve(prepared: Prepared, server: string): ResolvedServerConfig;
   /**
    * One operation on the connection for `server`, with that server's entry as this operation read
-   * it (answers take the name and filter from `entry`, never from the shared connection).
+   * it (answers take the name and filter from `entry`, never from the shared connection), and the
+   * gate of this read of the config (its answer and error are masked through it).
    */
-  withEntry<T>(server: string, fn: (connection: ServerConnection, entry: ResolvedServerConfig) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
-  /** Runs `fn` on the pooled connection for `config` (its answer redacted); `force` skips the backoff. */
-  use<T>(prepared: Prepared, config: ResolvedServerConfig, fn: (connection: ServerConnection) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
+  withEntry<T>(
+    server: string,
+    fn: (connection: ServerConnection, entry: ResolvedServerConfig, gate: ServerTextGate) => Promise<T>,
+    signal: AbortSignal | undefined,
+    force?: boolean,
+  ): Promise<T>;
+  /** Runs `fn` on the pooled connection for `config` (its answer masked through the config's gate); `force` skips the backoff. */
+  use<T>(prepared: Prepared, config: ResolvedServerConfig, fn: (connection: ServerConnection, gate: ServerTextGate) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
   /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
   pendingFailure(prepared: Prepared, config: ResolvedServerConfig): BerryError | undefined;
   /** The pool key of `config` under this read. */

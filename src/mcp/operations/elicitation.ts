@@ -7,6 +7,8 @@ import type { Client, ClientCapabilities, Transport } from '@modelcontextprotoco
 import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../handlers.js';
 import type { LogSink } from '../log.js';
 import type { RequestOwners } from '../connection/request-owners.js';
+import type { ServerTextGate } from '../server-text/gate.js';
+import { MAX_OPEN_QUESTIONS } from '../server-text/limits.js';
 
 /** Form mode with the schema's defaults applied to accepted answers, and URL mode. */
 export const ELICITATION_CAPABILITIES = {
@@ -15,31 +17,58 @@ export const ELICITATION_CAPABILITIES = {
 
 const ACTIONS: ReadonlySet<unknown> = new Set(['accept', 'decline', 'cancel']);
 
-export interface ElicitationWiring {
+/** Where a connection's elicitations come from and go: its server's name, log and gate. */
+export interface ElicitationSource {
   readonly server: string;
-  readonly handler: ElicitationHandler | undefined;
   readonly log: LogSink;
+  /** Every elicitation is shown through it: masked, bounded, or declined unshown. */
+  readonly gate: ServerTextGate;
+}
+
+export interface ElicitationWiring extends ElicitationSource {
+  readonly handler: ElicitationHandler | undefined;
 }
 
 /**
  * Routes the client's `elicitation/create` requests to the handler of the caller whose request
- * caused it (see RequestOwners); one that cannot be attributed is declined.
+ * caused it (see RequestOwners); one that cannot be attributed is declined, and so is one past
+ * MAX_OPEN_QUESTIONS open for the same handler.
  */
-export function installElicitation(client: Client, transport: Transport, server: string, owners: RequestOwners, log: LogSink): void {
+export function installElicitation(client: Client, transport: Transport, source: ElicitationSource, owners: RequestOwners): void {
   owners.track(transport);
+  const open = new Map<ElicitationHandler | undefined, number>();
+  // Callers told (on the log) that their questions were declined for the cap, until they have none open: one line per burst.
+  const told = new Set<ElicitationHandler | undefined>();
   // The 2025 era's server request; in 2026-07-28 elicitations come in input_required results (input-rounds.ts).
-  client.setRequestHandler('elicitation/create', (request, context) => {
+  client.setRequestHandler('elicitation/create', async (request, context) => {
     // Looked up at once: the relation is dropped when the answer is sent.
     const owner = owners.ownerOf(context.mcpReq.id);
     if (owner === 'unattributed') {
       const why = 'calls of several callers were in flight on the connection and the request named none of them';
-      return Promise.resolve(decline(request.params, { server, log }, why));
+      return decline(request.params, source, why);
     }
-    return answerElicitation(request.params, { server, handler: owner.handler, log }, context.mcpReq.signal);
+    const { handler } = owner;
+    const asked = open.get(handler) ?? 0;
+    if (asked >= MAX_OPEN_QUESTIONS) {
+      if (told.has(handler)) return { action: 'decline' } as const;
+      told.add(handler);
+      return decline(request.params, source, `${MAX_OPEN_QUESTIONS} questions of this caller were already open; more are declined unlogged until they are answered`);
+    }
+    open.set(handler, asked + 1);
+    try {
+      return await answerElicitation(request.params, { ...source, handler }, context.mcpReq.signal);
+    } finally {
+      const left = (open.get(handler) ?? 1) - 1;
+      if (left > 0) open.set(handler, left);
+      else {
+        open.delete(handler);
+        told.delete(handler);
+      }
+    }
   });
 }
 
-/** One answer for one request: the handler's, with defaults applied, or a logged decline. */
+/** One answer for one request: the handler's (shown through the gate), with defaults applied, or a logged decline. */
 export async function answerElicitation(
   params: ElicitationParams,
   wiring: ElicitationWiring,
@@ -47,9 +76,11 @@ export async function answerElicitation(
 ): Promise<ElicitationResult> {
   const { server, handler } = wiring;
   if (!handler) return decline(params, wiring, 'no elicitation handler');
+  const shown = wiring.gate.elicitation(params);
+  if ('refused' in shown) return decline(params, wiring, shown.refused);
   let result: ElicitationResult;
   try {
-    result = await handler(params, { server, signal });
+    result = await handler(shown.params, { server, signal });
   } catch (error) {
     return decline(params, wiring, `the handler failed: ${oneLine(error instanceof Error ? error.message : String(error))}`);
   }
@@ -61,7 +92,9 @@ export async function answerElicitation(
 }
 
 function decline(params: ElicitationParams, { server, log }: Pick<ElicitationWiring, 'server' | 'log'>, why: string): ElicitationResult {
-  log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(params.message)}` });
+  // The log masks the message; an input round's params are unchecked, so it may be no string.
+  const message = typeof params?.message === 'string' ? params.message : '';
+  log({ server, kind: 'elicitation', message: `declined an elicitation (${why}): ${oneLine(message)}` });
   return { action: 'decline' };
 }
 

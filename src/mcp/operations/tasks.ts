@@ -44,16 +44,19 @@ export async function callToolAsTask(
   let finished = false;
   // Status messages ride on the last real progress (or count status changes when there is none).
   let last: { progress: number; total?: number | undefined } = { progress: 0 };
-  const report = (message: string | undefined, progress?: number, total?: number): void => {
-    last = progress === undefined ? { progress: last.total === undefined ? last.progress + 1 : last.progress, total: last.total } : { progress, total };
-    options.onProgress?.({
-      server,
-      tool,
-      progress: last.progress,
-      ...(last.total === undefined ? {} : { total: last.total }),
-      ...(message === undefined ? {} : { message }),
-    });
+  // What the server sent goes through the connection's gate: checked (else dropped), masked, bounded.
+  const report = (raw: unknown): void => {
+    const event = connection.gate.progress(server, tool, raw);
+    if (event === undefined) return;
+    last = { progress: event.progress, total: event.total };
+    try {
+      options.onProgress?.(event);
+    } catch {
+      // A failing listener loses that event, not the task.
+    }
   };
+  const reportStatus = (message: string): void =>
+    report({ progress: last.total === undefined ? last.progress + 1 : last.progress, ...(last.total === undefined ? {} : { total: last.total }), message });
   // The SDK never removes the abort listener it adds to a request's signal: one short-lived child
   // signal per request keeps a long poll from piling listeners on the call's signal.
   // The task's requests (tasks/result carries its elicitations) belong to the call's caller.
@@ -69,7 +72,7 @@ export async function callToolAsTask(
     }
   };
   const progressToken = taskProgressToken();
-  connection.taskProgress.set(progressToken, (p) => report(p.message, p.progress, p.total));
+  connection.taskProgress.set(progressToken, report);
   try {
     const created = await scoped((signal) => connection.send(
       `tools/call "${tool}" (task)`,
@@ -87,7 +90,7 @@ export async function callToolAsTask(
     for (;;) {
       if (task.statusMessage !== undefined && task.statusMessage !== lastMessage) {
         lastMessage = task.statusMessage;
-        report(lastMessage);
+        reportStatus(lastMessage);
       }
       const status = task.status as Status;
       if (status === 'completed' || status === 'failed' || status === 'input_required') break;

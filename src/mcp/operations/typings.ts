@@ -2,10 +2,13 @@ import { generateTypings, type TypingsServerInput } from '../typings/index.js';
 import type { OperationContext } from './context.js';
 import { catalogOf } from './list.js';
 import { applyToolFilter } from './tool-filter.js';
+import { gateOf } from '../server-text/gate.js';
 
 export interface TypingsRequest {
   /** One server's typings; every configured server's when absent. */
   readonly server?: string;
+  /** Whose learned result types to include (ObservedTypes.for); the host's own when absent. */
+  readonly client?: object;
 }
 
 /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server (or one) and tool; broken servers become warnings. */
@@ -27,7 +30,7 @@ export function typings(context: OperationContext, request: TypingsRequest, opti
                   () => [],
                 )
               : [];
-          const observed = slot.status === 'ok' ? await context.observed.view(slot.config.fingerprint, slot.name, catalog.tools, signal) : undefined;
+          const observed = slot.status === 'ok' ? await context.observed.for(request.client).view(slot.config.fingerprint, slot.name, catalog.tools, gateOf(prepared.loaded.servers), signal) : undefined;
           return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts, observed };
         }
         if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };

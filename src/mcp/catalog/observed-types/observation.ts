@@ -6,7 +6,12 @@ import type { CallToolResult } from '@modelcontextprotocol/client';
 import { inferShape } from './infer.js';
 import { mergeShapes } from './merge.js';
 import { shapeText } from './render.js';
+import { maskKeys } from './mask-keys.js';
 import { boundShape, isCount, parseShape, type Shape } from './shape.js';
+
+/** Masks a key that holds a secret (the gate's whole-text mask). */
+export type KeyMask = (key: string) => string;
+const keepKey: KeyMask = (key) => key;
 
 export type ObservedSource = 'structuredContent' | 'text';
 
@@ -25,13 +30,13 @@ export type ObservedTools = ReadonlyMap<string, Observation>;
  */
 const MAX_TEXT_CHARS = 256 * 1024;
 
-/** The observation of one successful result, or undefined when it holds no JSON value to learn from. */
-export function observeResult(result: CallToolResult): Observation | undefined {
+/** The observation of one successful result (its keys masked), or undefined when it holds no JSON value to learn from. */
+export function observeResult(result: CallToolResult, mask: KeyMask = keepKey): Observation | undefined {
   const source = sourceOf(result);
-  if (source === 'structuredContent') return { calls: 1, source, shape: inferShape(result.structuredContent) };
+  if (source === 'structuredContent') return { calls: 1, source, shape: maskKeys(inferShape(result.structuredContent), mask) };
   if (source === undefined) return undefined;
   try {
-    return { calls: 1, source, shape: inferShape(JSON.parse((result.content[0] as { text: string }).text)) };
+    return { calls: 1, source, shape: maskKeys(inferShape(JSON.parse((result.content[0] as { text: string }).text)), mask) };
   } catch {
     return undefined;
   }
@@ -69,8 +74,11 @@ export function serializeObserved(catalog: string, tools: ObservedTools): unknow
   return { format: FORMAT, catalog, tools: [...tools].map(([name, o]) => [name, o.calls, o.source, o.shape]) };
 }
 
-/** The observations saved for `catalog`; none when the file is for another catalog or not ours. */
-export function parseObserved(value: unknown, catalog: string): Map<string, Observation> {
+/**
+ * The observations saved for `catalog`; none when the file is for another catalog or not ours. Keys
+ * are masked again: a file written before keys were masked, or under another config, may hold one.
+ */
+export function parseObserved(value: unknown, catalog: string, mask: KeyMask = keepKey): Map<string, Observation> {
   const tools = new Map<string, Observation>();
   if (typeof value !== 'object' || value === null) return tools;
   const file = value as { format?: unknown; catalog?: unknown; tools?: unknown };
@@ -79,8 +87,8 @@ export function parseObserved(value: unknown, catalog: string): Map<string, Obse
     if (!Array.isArray(entry) || entry.length !== 4) continue;
     const [name, calls, source, raw] = entry as unknown[];
     const shape = parseShape(raw);
-    if (typeof name !== 'string' || !isCount(calls) || (source !== 'structuredContent' && source !== 'text') || shape === undefined) continue;
-    tools.set(name, { calls, source, shape: boundShape(shape) });
+    if (typeof name !== 'string' || mask(name) !== name || !isCount(calls) || (source !== 'structuredContent' && source !== 'text') || shape === undefined) continue;
+    tools.set(name, { calls, source, shape: boundShape(maskKeys(shape, mask)) });
   }
   return tools;
 }
