@@ -1,10 +1,12 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { chmod, lstat, mkdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
+import { failedProcess } from './failed-process.js';
 import { loadUndici } from './lazy-modules.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+import { closePins, openPins, pinnedStdio } from './pinned-fds.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -60,14 +62,23 @@ export class LocalMachine implements Machine {
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
-    const child = spawnChild(spec.command, [...spec.args], {
-      cwd: spec.cwd,
-      env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
-      // A new session makes the child a process-group leader, so the whole group can be killed.
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    const pins = spec.pins ?? [];
+    const opened = openPins(pins, spec.command);
+    if ('error' in opened) return failedProcess(opened.error);
+    let child: ReturnType<typeof spawnChild>;
+    try {
+      child = spawnChild(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
+        // A new session makes the child a process-group leader, so the whole group can be killed.
+        detached: true,
+        stdio: pinnedStdio(pins, opened.fds),
+        windowsHide: true,
+      });
+    } finally {
+      // The child holds its own copies from here on.
+      closePins(opened.fds);
+    }
     const exited = new Promise<ProcessExit>((resolve) => {
       child.once('error', (error) => resolve({ code: undefined, signal: undefined, error }));
       child.once('exit', (code, signal) =>
@@ -77,9 +88,10 @@ export class LocalMachine implements Machine {
     const pid = child.pid;
     return {
       pid,
-      stdin: child.stdin,
-      stdout: child.stdout,
-      stderr: child.stderr,
+      // The first three are pipes: never null.
+      stdin: child.stdin!,
+      stdout: child.stdout!,
+      stderr: child.stderr!,
       exited,
       killGroup(signal) {
         if (pid === undefined) return;
@@ -114,7 +126,8 @@ export class LocalMachine implements Machine {
     try {
       const stats = await (options.followLinks ? stat : lstat)(path);
       const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
-      return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
+      const info = { type, uid: stats.uid, mode: stats.mode & 0o7777 } as const;
+      return type === 'symlink' ? { ...info, linkTarget: await readlink(path) } : info;
     } catch (error) {
       // ENOTDIR: a path below a file, where nothing can be either.
       const code = (error as NodeJS.ErrnoException).code;

@@ -82,7 +82,11 @@ const FILE_TYPES: Readonly<Record<number, FileInfo['type']>> = { 0o100000: 'file
 export function sftpFileInfo(sftp: SFTPWrapper, identity: string, path: string, followLinks = false): Promise<FileInfo | undefined> {
   return new Promise((resolve, reject) =>
     (followLinks ? sftp.stat : sftp.lstat).call(sftp, path, (error, stats) => {
-      if (!error) return resolve({ type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 });
+      if (!error) {
+        const info = { type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 } as const;
+        if (info.type !== 'symlink') return resolve(info);
+        return sftp.readlink(path, (linkError, target) => (linkError ? reject(fileError(linkError, 'read the link', path, identity)) : resolve({ ...info, linkTarget: target })));
+      }
       const failure = fileError(error, 'stat', path, identity);
       // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
       if ((failure as Error & { code?: string }).code === 'ENOENT') resolve(undefined);
