@@ -29,8 +29,15 @@ const POLICY: SandboxPolicy = {
   home: '/home/u/.config/berry/mcp-homes/s',
 };
 
+type Mount = BwrapInput['mounts'][number];
+const HOME: Mount = { real: '/home/u/.config/berry/mcp-homes/s', target: '/home/u', writable: true, role: 'home', fd: undefined };
+const WORKSPACE: Mount = { real: '/srv/project', target: '/workspace', writable: false, role: 'workspace', fd: undefined };
+const DATA: Mount = { real: '/opt/tool', target: '/data', writable: false, role: 'bind', fd: undefined };
+
 function args(overrides: Partial<SandboxPolicy> = {}, input: Partial<BwrapInput> = {}): string[] {
-  return bwrapArgs({ facts: parseProbe(PROBE), policy: { ...POLICY, ...overrides }, realHome: '/home/u', cwd: '/srv/project', command: 'node', args: ['server.js', '--flag'], ...input });
+  const policy = { ...POLICY, ...overrides };
+  const mounts = input.mounts ?? [HOME, ...(policy.workspace === 'none' ? [] : [{ ...WORKSPACE, writable: policy.workspace === 'rw' }]), DATA];
+  return bwrapArgs({ facts: parseProbe(PROBE), policy, identity: { kind: 'user' }, realHome: '/home/u', cwd: '/srv/project', command: 'node', args: ['server.js', '--flag'], ...input, mounts });
 }
 
 /** The argument pairs/triples as one string each, for `includes` checks. */
@@ -69,7 +76,7 @@ describe('sandbox: the probe and the bwrap command line', () => {
     assert.ok(at(' --ro-bind /opt/tool /data ') > at(' --ro-bind /srv/project /workspace '));
     assert.deepEqual(list.slice(-6), ['--chdir', '/workspace', '--', 'node', 'server.js', '--flag']);
     assert.ok(joined(args({ workspace: 'rw' })).includes(' --bind /srv/project /workspace '));
-    assert.ok(joined(args({ binds: [{ source: '/var/cache/x', target: '/var/cache/x', writable: true }] })).includes(' --bind /var/cache/x /var/cache/x '));
+    assert.ok(joined(args({}, { mounts: [HOME, { real: '/var/cache/x', target: '/var/cache/x', writable: true, role: 'bind', fd: undefined }] })).includes(' --bind /var/cache/x /var/cache/x '));
   });
 
   it('network: false adds a network namespace; workspace "none" hides the working directory at its own path too', () => {

@@ -6,7 +6,7 @@ import { createMcpHost, type ListResult, type McpHost } from '../../src/mcp/inde
 import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
 import { runProcess } from '../support/processes.js';
 import { writeConfig } from '../support/write-config.js';
-import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong } from './helpers.js';
+import { giveToConfined, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, scratchDir, spy, spyEntry, startPong, withTestBinds } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
@@ -33,14 +33,15 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       if (process.env.CI === 'true') throw new Error('bubblewrap (bwrap) is missing: apt-get install -y bubblewrap');
       this.skip();
     }
-    mkdirSync(join(PROJECT_ROOT, '.cache'), { recursive: true });
-    root = mkdtempSync(join(PROJECT_ROOT, '.cache', 'sandbox-'));
+    root = scratchDir('sandbox-');
     home = join(root, 'home');
     work = join(root, 'work');
     mkdirSync(join(home, '.ssh'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MARKER\n');
     writeFileSync(join(home, 'notes.txt'), 'the real home\n');
     mkdirSync(work);
+    // The "rw" workspace must be writable by the confined uid when the tests run as root.
+    giveToConfined(work);
     writeFileSync(join(work, 'readme.txt'), 'hello from the workspace\n');
     pong = await startPong();
   });
