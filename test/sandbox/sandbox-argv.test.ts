@@ -89,4 +89,22 @@ describe('sandbox: the probe and the bwrap command line', () => {
     assert.ok(!joined(args({ workspace: 'none' }, { cwd: '/home/u/project' })).includes('--tmpfs /home/u/project'));
     assert.ok(!joined(args({ workspace: 'none' }, { cwd: '/srv' })).includes('--tmpfs /srv '));
   });
+
+  it('as a user: a user namespace where the server is uid/gid 65534; as root: only what setpriv needs, then setpriv drops to 65534', () => {
+    const user = joined(args());
+    assert.ok(user.includes(' --unshare-user --uid 65534 --gid 65534 --cap-drop ALL '), user);
+    assert.ok(user.includes(' -- node server.js --flag '), user);
+    const root = args({}, { identity: { kind: 'root', setpriv: '/usr/bin/setpriv' } });
+    const text = joined(root);
+    assert.ok(!text.includes('--unshare-user'), 'as root a user namespace would map the server to host uid 0');
+    assert.ok(text.includes(' --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP --cap-add CAP_DAC_READ_SEARCH '), text);
+    assert.deepEqual(root.slice(root.indexOf('--') + 1), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', 'node', 'server.js', '--flag']);
+  });
+
+  it('a pinned mount is mounted from its descriptor, read-only or not', () => {
+    const text = joined(args({ workspace: 'rw' }, { mounts: [HOME, { ...WORKSPACE, writable: true, fd: 3 }, { ...DATA, fd: 4 }] }));
+    assert.ok(text.includes(' --bind-fd 3 /workspace '), text);
+    assert.ok(text.includes(' --ro-bind-fd 4 /data '), text);
+    assert.ok(!text.includes('/srv/project'), 'a pinned source must not be named by path too');
+  });
 });

@@ -86,7 +86,8 @@ function pinLines(spec: SpawnSpec, fail: (message: string, code: number) => stri
     }
     const quoted = shQuote(path);
     return [
-      `command exec ${fd}<${quoted} 2>/dev/null || ${fail(`cannot open the mount source ${path}`, 124)}`,
+      // Braces: a redirection on `exec` itself would silence the shell's stderr for good.
+      `{ command exec ${fd}<${quoted}; } 2>/dev/null || ${fail(`cannot open the mount source ${path}`, 124)}`,
       `[ "$(readlink /proc/self/fd/${fd} 2>/dev/null)" = ${quoted} ] || ${fail(`the mount source ${path} changed while the server was starting; nothing was mounted`, 124)}`,
     ];
   });
