@@ -131,6 +131,21 @@ describe('attacks on confinement: the confined server against its next start, an
       assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
     });
 
+    it('a bwrap planted on the server\'s PATH in its rw workspace never runs, not even to probe: the next start refuses it', async () => {
+      const bin = dir(join(work, 'bin'));
+      const ran = join(root, 'planted-bwrap-ran');
+      const configPath = configFor({ spy: spyEntry({ mode: 'on', workspace: 'rw' }, { env: { PATH: `${bin}:/usr/bin:/bin` } }) });
+      const first = hostOn(configPath);
+      const planted = `#!/bin/sh\necho "$(id -u)" > ${ran}\nexec /usr/bin/bwrap "$@"\n`;
+      assert.deepEqual(await spy(first, 'spy', 'write', { path: '/workspace/bin/bwrap', text: planted, mode: 0o755 }), { ok: true });
+      await first.close();
+      const outcome = await hostOn(configPath).call({ server: 'spy', tool: 'whoami', arguments: {} }).then((result) => result, (error: unknown) => error);
+      assert.equal(existsSync(ran), false, `the planted bwrap ran outside the sandbox as uid ${existsSync(ran) ? readFileSync(ran, 'utf8').trim() : ''}`);
+      const error = await rejectsWith(Promise.reject(outcome), 'MCP_SANDBOX_UNAVAILABLE').catch(() => assert.fail(`not refused: ${JSON.stringify(outcome)}`));
+      assert.equal((error as unknown as { reason: string }).reason, 'bwrap-untrusted', error.message);
+      assert.ok(error.message.includes(join(bin, 'bwrap')), error.message);
+    });
+
     it('a rw mount holding berry-mcp\'s own config and state is refused (the server could rewrite its own sandbox)', async () => {
       const configPath = configFor({ spy: spyEntry({ mode: 'on', rwBinds: [`${home}:/h`] }) });
       const error = await rejectsWith(hostOn(configPath).call({ server: 'spy', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');

@@ -8,7 +8,7 @@ import * as posix from 'node:path/posix';
 import { SandboxUnavailableError } from '../../common/errors.js';
 import { MAX_PINNED_FD, type FileInfo, type Machine, type PinnedPath } from '../machine.js';
 import { SANDBOX_WORKSPACE, type SandboxPolicy } from './sandbox-policy.js';
-import { createInfoCache, resolveTrusted, within, type InfoCache, type TrustContext, type TrustedPath } from './trusted-path.js';
+import { prefetch, resolveTrusted, within, type InfoCache, type TrustContext, type TrustedPath } from './trusted-path.js';
 
 /** One mount, in bwrap's order. */
 export interface PlannedMount {
@@ -43,18 +43,26 @@ export interface MountInput {
   readonly realHome: string;
   /** The uid berry-mcp acts as on the machine. */
   readonly self: number;
+  /** Other paths the start checks with the same rule (bwrap's): fetched along. */
+  readonly alsoCheck?: readonly string[];
   readonly signal?: AbortSignal | undefined;
 }
 
 const FIRST_PIN_FD = 3;
 
-export async function planMounts(input: MountInput): Promise<MountPlan> {
+/** What a confined server can change on the machine, for this entry (as a user: its rw mounts and its config's). */
+export async function trustContext(input: MountInput, cache: InfoCache): Promise<TrustContext> {
   const { machine, policy, signal } = input;
-  const cache = createInfoCache();
   const wanted = wantedMounts(input);
+  prefetch(machine, [...wanted.map((mount) => mount.source), ...(policy.othersWritable ?? []), ...(input.alsoCheck ?? [])], cache, signal);
   const base: TrustContext = { self: input.self, serversAreSelf: input.self !== 0, writable: [], homesDir: posix.dirname(policy.home) };
   // As an ordinary user, servers share the user's uid: what they can write is what their rw mounts reach.
-  const context = base.serversAreSelf ? { ...base, writable: await writablePlaces(machine, wanted, policy, base, cache, signal) } : base;
+  return base.serversAreSelf ? { ...base, writable: await writablePlaces(machine, wanted, policy, base, cache, signal) } : base;
+}
+
+export async function planMounts(input: MountInput, context: TrustContext, cache: InfoCache): Promise<MountPlan> {
+  const { machine, signal } = input;
+  const wanted = wantedMounts(input);
   const resolved = await Promise.all(wanted.map((mount) => resolveTrusted(machine, mount.source, context, cache, signal)));
   const mounts: PlannedMount[] = [];
   for (const [index, mount] of wanted.entries()) {

@@ -1,7 +1,8 @@
 /**
  * What bubblewrap needs to know about a target machine, found once per machine lifetime (and
- * PATH; a machine where bwrap is missing or refused is asked again after 30 s): where bwrap is, whether the kernel lets it create the namespaces, and the top level of
- * the file system (mounted one entry at a time, so that /workspace can be created in the root).
+ * bwrap; a machine where it is refused is asked again after 30 s): whether the kernel lets it
+ * create the namespaces (as the server's identity), setpriv for root, and the top level of the
+ * file system (mounted one entry at a time, so that /workspace can be created in the root).
  */
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../machine.js';
@@ -40,11 +41,12 @@ const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} -
 /** setpriv is looked up in the system directories only: those are what a sandbox mounts, read-only. */
 const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
-// No user data in the script: it travels as an argument of `sh -c`. $1 is the server's PATH,
-// where bwrap is looked up; $2 is "root" or "user" (sandbox-identity.ts): as root the probe runs
-// exactly the drop to uid 65534 a server gets. The probe's own tools come from the machine's PATH.
+// No user data in the script: it travels as an argument of `sh -c`. $1 is bwrap, found on the
+// server's PATH and trusted before anything runs it (sandbox-bwrap.ts); $2 is "root" or "user"
+// (sandbox-identity.ts): as root the probe runs exactly the drop to uid 65534 a server gets.
+// The probe's own tools come from the machine's PATH.
 const PROBE_SCRIPT = [
-  'b=$(PATH=$1; command -v bwrap 2>/dev/null) || b=',
+  'b=$1',
   `printf 'bwrap\\t%s\\n' "$b"`,
   's=',
   `if [ "$2" = root ]; then s=$(PATH=${SYSTEM_PATH}; command -v setpriv 2>/dev/null) || s=; printf 'setpriv\\t%s\\n' "$s"; fi`,
@@ -81,16 +83,16 @@ async function cacheOf(machine: Machine, signal: AbortSignal | undefined): Promi
 }
 
 /**
- * The facts for bwrap found on `path` (the PATH the server would get), for a server confined as
- * `identity` (root drops to uid 65534, a user gets a user namespace). Shared by concurrent starts.
+ * The facts for `bwrap` (an absolute path, already trusted), for a server confined as `identity`
+ * (root drops to uid 65534, a user gets a user namespace). Shared by concurrent starts.
  */
-export async function probeSandbox(machine: Machine, path: string, identity: SandboxIdentity['kind'], signal?: AbortSignal): Promise<SandboxFacts> {
+export async function probeSandbox(machine: Machine, bwrap: string, identity: SandboxIdentity['kind'], signal?: AbortSignal): Promise<SandboxFacts> {
   const cache = await cacheOf(machine, signal);
-  const key = `${identity}\0${path}`;
+  const key = `${identity}\0${bwrap}`;
   let facts = cache.facts.get(key);
   if (!facts) {
     // Runs to the end under its own deadline: one caller's abort must not fail the others.
-    const probing = runProbe(machine, path, identity);
+    const probing = runProbe(machine, bwrap, identity);
     facts = probing;
     cache.facts.set(key, probing);
     const forget = (): void => {
@@ -114,8 +116,8 @@ export async function ensureHome(machine: Machine, home: string, signal?: AbortS
   cache.homes.add(home);
 }
 
-async function runProbe(machine: Machine, path: string, identity: SandboxIdentity['kind']): Promise<SandboxFacts> {
-  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', path, identity], env: {}, cwd: '/' });
+async function runProbe(machine: Machine, bwrap: string, identity: SandboxIdentity['kind']): Promise<SandboxFacts> {
+  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', bwrap, identity], env: {}, cwd: '/' });
   child.stdin.on('error', () => {});
   child.stdin.end();
   child.stderr.resume();

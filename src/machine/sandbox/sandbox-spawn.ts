@@ -7,11 +7,12 @@ import { SandboxUnavailableError, type SandboxUnavailableReason } from '../../co
 import type { Machine, SpawnSpec } from '../machine.js';
 import { bwrapArgs } from './sandbox-argv.js';
 import type { SandboxIdentity } from './sandbox-identity.js';
-import { planMounts, type MountPlan } from './sandbox-mounts.js';
+import { locateBwrap, trustBwrap } from './sandbox-bwrap.js';
+import { planMounts, trustContext, type MountInput } from './sandbox-mounts.js';
 import { CONFINED_ID, type SandboxPolicy } from './sandbox-policy.js';
 import { preflightAsRoot } from './sandbox-preflight.js';
 import { ensureHome, probeSandbox, type SandboxFacts } from './sandbox-probe.js';
-import { resolveTrusted } from './trusted-path.js';
+import { createInfoCache, forget } from './trusted-path.js';
 
 /** PATH of a server whose machine has none. */
 const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -34,17 +35,20 @@ export async function confineSpawnSpec(
   const path = spec.env['PATH'] ?? machineEnv['PATH'] ?? DEFAULT_PATH;
   const self = await machine.userId(signal);
   const kind = self === 0 ? 'root' : 'user';
-  const facts = await probeSandbox(machine, path, kind, signal);
-  const unusable = unusableReason(facts, policy, kind);
-  if (unusable) {
-    if (policy.mode === 'auto') return spec;
-    throw unavailable(machine, server, unusable.reason, unusable.detail);
-  }
-  await ensureHome(machine, policy.home, signal);
+  const bwrap = await locateBwrap(machine, path, signal);
+  if (bwrap === undefined) return unusable(machine, server, spec, policy, BWRAP_MISSING);
+  // Checked at every start, before anything runs bwrap: a confined server may have changed its mounts' paths, or planted a bwrap.
   const realHome = await machine.homeDir(signal);
-  // Resolved and checked at every start: a confined server may have changed its mounts' paths since the last.
-  const plan = await planMounts({ machine, server, policy, cwd: spec.cwd, realHome, self, signal });
-  await trustBwrap(machine, server, facts.bwrap!, plan, signal);
+  const input: MountInput = { machine, server, policy, cwd: spec.cwd, realHome, self, alsoCheck: [bwrap], signal };
+  const cache = createInfoCache();
+  const context = await trustContext(input, cache);
+  await trustBwrap(machine, server, bwrap, context, cache, signal);
+  const facts = await probeSandbox(machine, bwrap, kind, signal);
+  const refused = unusableReason(facts, policy, kind);
+  if (refused) return unusable(machine, server, spec, policy, refused);
+  await ensureHome(machine, policy.home, signal);
+  forget(cache, policy.home);
+  const plan = await planMounts(input, context, cache);
   const identity: SandboxIdentity = kind === 'root' ? { kind, setpriv: facts.setpriv! } : { kind };
   if (identity.kind === 'root') await preflightAsRoot(machine, server, plan, identity.setpriv, signal);
   const env: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -54,7 +58,7 @@ export async function confineSpawnSpec(
   }
   Object.assign(env, { PATH: path, HOME: realHome, TMPDIR: '/tmp' }, spec.env);
   return {
-    command: facts.bwrap!,
+    command: bwrap,
     args: bwrapArgs({ facts, policy, identity, mounts: plan.mounts, realHome, cwd: spec.cwd, command: spec.command, args: spec.args }),
     env,
     cwd: '/',
@@ -63,34 +67,40 @@ export async function confineSpawnSpec(
   };
 }
 
-/** bwrap runs outside the sandbox (as root, for root): refuse one a confined server could have replaced. */
-async function trustBwrap(machine: Machine, server: string, bwrap: string, plan: MountPlan, signal: AbortSignal | undefined): Promise<void> {
-  const found = await resolveTrusted(machine, bwrap, plan.context, plan.cache, signal);
-  const { self } = plan.context;
-  const safe = found.kind === 'found' && !found.exposed && (found.info.uid === 0 || found.info.uid === self) && (found.info.mode & 0o022) === 0;
-  if (safe) return;
-  throw new SandboxUnavailableError(
-    `Server "${server}" must run confined and was not started: bubblewrap was found at ${bwrap} on ${machine.identity}, where a confined server or another user can replace it (sandbox cause: bwrap-untrusted). ` +
-      "Install bwrap in a system directory and leave that directory out of the server's PATH, or make it and its directories owned by root and not writable by others.",
-    { server, reason: 'bwrap-untrusted', path: bwrap },
-  );
+/** `auto` runs the server as it is when bubblewrap is unusable; `on` refuses. */
+function unusable(machine: Machine, server: string, spec: SpawnSpec, policy: SandboxPolicy, why: Unusable): SpawnSpec {
+  if (policy.mode === 'auto') return spec;
+  throw unavailable(machine, server, why.reason, why.detail);
 }
 
 /**
  * For `mode: "auto"`: why the server runs unconfined (a line for `list`), or undefined when it is
  * confined. Uses the same probe as the start, so it costs nothing more once a server started.
  */
-export async function unconfinedNote(machine: Machine, spec: Pick<SpawnSpec, 'env'>, policy: SandboxPolicy | undefined, signal?: AbortSignal): Promise<string | undefined> {
+export async function unconfinedNote(machine: Machine, spec: Pick<SpawnSpec, 'env' | 'cwd'>, policy: SandboxPolicy | undefined, signal?: AbortSignal): Promise<string | undefined> {
   if (policy?.mode !== 'auto') return undefined;
   const path = spec.env['PATH'] ?? (await machine.env(signal))['PATH'] ?? DEFAULT_PATH;
   const kind = (await machine.userId(signal)) === 0 ? 'root' : 'user';
-  const unusable = unusableReason(await probeSandbox(machine, path, kind, signal), policy, kind);
+  const bwrap = await locateBwrap(machine, path, signal);
+  // An untrusted bwrap is never run, not even to probe: the start refuses it (bwrap-untrusted).
+  const unusable = bwrap === undefined ? BWRAP_MISSING : await probeIfTrusted(machine, spec.cwd, bwrap, kind, policy, signal);
   if (!unusable) return undefined;
   return `not confined: ${unusable.detail} on ${machine.identity} (sandbox mode "auto", cause ${unusable.reason}). ${FIXES[unusable.reason]}, or set "mode": "on" to refuse to run it unconfined`;
 }
 
-function unusableReason(facts: SandboxFacts, policy: SandboxPolicy, kind: SandboxIdentity['kind']): { reason: SandboxUnavailableReason; detail: string } | undefined {
-  if (facts.bwrap === undefined) return { reason: 'bwrap-missing', detail: "bubblewrap (bwrap) is not on the server's PATH" };
+async function probeIfTrusted(machine: Machine, cwd: string, bwrap: string, kind: SandboxIdentity['kind'], policy: SandboxPolicy, signal: AbortSignal | undefined): Promise<Unusable | undefined> {
+  const realHome = await machine.homeDir(signal);
+  const self = await machine.userId(signal);
+  const input: MountInput = { machine, server: '', policy, cwd, realHome, self, alsoCheck: [bwrap], signal };
+  const cache = createInfoCache();
+  const trusted = await trustBwrap(machine, '', bwrap, await trustContext(input, cache), cache, signal).then(() => true, () => false);
+  return trusted ? unusableReason(await probeSandbox(machine, bwrap, kind, signal), policy, kind) : undefined;
+}
+
+type Unusable = { readonly reason: SandboxUnavailableReason; readonly detail: string };
+const BWRAP_MISSING: Unusable = { reason: 'bwrap-missing', detail: "bubblewrap (bwrap) is not on the server's PATH" };
+
+function unusableReason(facts: SandboxFacts, policy: SandboxPolicy, kind: SandboxIdentity['kind']): Unusable | undefined {
   if (kind === 'root' && facts.setpriv === undefined) {
     return { reason: 'setpriv-missing', detail: `setpriv (util-linux), which drops a server to uid ${CONFINED_ID} when berry-mcp is root, is not in ${'/usr/sbin, /usr/bin, /sbin or /bin'}` };
   }
