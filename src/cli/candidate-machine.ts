@@ -49,6 +49,15 @@ export class CandidateMachine implements Machine {
   unlink(path: string, signal?: AbortSignal): Promise<void> {
     return this.#machine.unlink(path, signal);
   }
+  readLink(path: string, signal?: AbortSignal): Promise<string> {
+    return this.#machine.readLink(path, signal);
+  }
+  realPath(path: string, signal?: AbortSignal): Promise<string> {
+    return this.#machine.realPath(path, signal);
+  }
+  chmod(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    return this.#machine.chmod(path, mode, signal);
+  }
   spawn(spec: SpawnSpec): Promise<MachineProcess> {
     return this.#machine.spawn(spec);
   }

@@ -1,4 +1,4 @@
-import { resolveConfigPath } from '../config/index.js';
+import { readConfigFile, resolveConfigPath } from '../config/index.js';
 import type { Machine } from '../machine/index.js';
 import type { CliArgs } from './usage.js';
 import type { CliIo } from './context.js';
@@ -13,5 +13,5 @@ export async function configFileOf(args: CliArgs, io: CliIo, machine: Machine, s
   // add's --cwd is the new server's working directory, not the session's: its --config starts here.
   const base = args.command === 'add' || args.cwd === undefined ? io.cwd : resolveCwd(args.cwd, io.cwd, args.ssh !== undefined);
   const path = resolveConfigPath(args.config, base, await machine.homeDir(signal));
-  return { path, text: await machine.readFile(path, signal) };
+  return { path, text: await readConfigFile(machine, path, signal) };
 }

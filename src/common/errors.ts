@@ -40,6 +40,8 @@ export type BerryErrorCode =
   | 'SCRIPT_ABORTED'
   | 'SCRIPT_SETUP_FAILED'
   | 'SERVE_QUEUE_FULL'
+  | 'SERVE_SESSION_LIMIT'
+  | 'SERVE_STREAM_LIMIT'
   | 'SERVE_WORKER_FAILED';
 
 const BRAND = Symbol.for('berry-mcp.error');

@@ -1,7 +1,7 @@
 /**
  * The config layer: the mcp.json file on the target machine, validated and resolved.
  */
-export { loadConfig } from './load.js';
+export { loadConfig, readConfigFile } from './load.js';
 export { configuredNames, withServer, withoutServer } from './edit-config.js';
 export { replaceConfigText } from './write-config.js';
 export { DEFAULT_CONFIG_PATH, resolveConfigPath } from './config-path.js';

@@ -11,6 +11,7 @@ import { parseJson, type LocatedDuplicate, type ParsedJson } from './parse-json.
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveEntry } from './resolve.js';
 import { shareWritablePlaces } from './resolve-sandbox.js';
+import type { Machine } from '../machine/index.js';
 import type { LoadConfigOptions, LoadedConfig, ServerSlot } from './types.js';
 import { validateEntry, validateTopLevel, type ValidEntry, type ValidHttpEntry } from './validate.js';
 
@@ -34,13 +35,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const getHome = async (): Promise<string> => (home ??= await machine.homeDir(signal));
   const path = isHomeRelative(configPath) ? resolveMachinePath(configPath, cwd, await getHome()) : resolvedPath(configPath, cwd);
 
-  let text: string | undefined;
-  try {
-    text = await machine.readFile(path, signal);
-  } catch (error) {
-    if (signal?.aborted === true || isBerryError(error)) throw error;
-    throw readError(path, error);
-  }
+  const text = await readConfigFile(machine, path, signal);
   signal?.throwIfAborted();
   if (text === undefined) return { path, exists: false, servers: [] };
 
@@ -180,6 +175,16 @@ function oauthStrings(entry: ValidHttpEntry): string[] {
   const o = entry.oauth;
   if (o === undefined) return [];
   return [o.clientId, o.clientSecret, o.privateKey, o.privateKeyFile, o.clientMetadataUrl].filter((v): v is string => v !== undefined);
+}
+
+/** The config file's text (undefined: no file); a file that cannot be read is the ConfigError `list` reports. */
+export async function readConfigFile(machine: Machine, path: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    return await machine.readFile(path, signal);
+  } catch (error) {
+    if (signal?.aborted === true || isBerryError(error)) throw error;
+    throw readError(path, error);
+  }
 }
 
 function readError(path: string, error: unknown): ConfigError {

@@ -49,6 +49,8 @@ const TOP_LEVEL_KEYS = ['mcpServers'];
 const ALLOWED_KEYS = 'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// "__proto__" survives JSON.parse, but copied onto an env or headers object it sets the prototype.
+const PROTO_REFUSED = 'cannot be passed on: a JavaScript object drops a key named "__proto__"; rename it';
 
 /**
  * Checks the top level and returns the `mcpServers` object (undefined when absent: no servers).
@@ -155,9 +157,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
         );
         break;
       case 'headers':
-        headers = stringRecord(value, path, report, (name) =>
-          HEADER_NAME.test(name) ? undefined : 'is not a valid HTTP header name',
-        );
+        headers = stringRecord(value, path, report, (name) => (HEADER_NAME.test(name) ? undefined : 'is not a valid HTTP header name'));
         reportCaseDuplicates(headers, path, report);
         break;
       case 'oauth':
@@ -275,7 +275,7 @@ function stringRecord(
   for (const key of Object.keys(value)) {
     const item = value[key];
     const itemPath = memberPath(path, key);
-    const nameProblem = checkName(key);
+    const nameProblem = key === '__proto__' ? PROTO_REFUSED : checkName(key);
     if (nameProblem !== undefined) report(itemPath, nameProblem);
     if (typeof item === 'string') pairs.push([key, item]);
     else report(itemPath, `must be a string, got ${jsonTypeName(item)}`);

@@ -1,5 +1,5 @@
 import { spawn as spawnChild } from 'node:child_process';
-import { chmod, lstat, mkdir, readlink, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
@@ -59,6 +59,21 @@ export class LocalMachine implements Machine {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+  }
+
+  async readLink(path: string, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    return readlink(path);
+  }
+
+  async realPath(path: string, signal?: AbortSignal): Promise<string> {
+    signal?.throwIfAborted();
+    return realpath(path);
+  }
+
+  async chmod(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    await chmod(path, mode);
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
@@ -126,8 +141,7 @@ export class LocalMachine implements Machine {
     try {
       const stats = await (options.followLinks ? stat : lstat)(path);
       const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
-      const info = { type, uid: stats.uid, mode: stats.mode & 0o7777 } as const;
-      return type === 'symlink' ? { ...info, linkTarget: await readlink(path) } : info;
+      return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
     } catch (error) {
       // ENOTDIR: a path below a file, where nothing can be either.
       const code = (error as NodeJS.ErrnoException).code;

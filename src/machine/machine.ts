@@ -73,8 +73,6 @@ export interface FileInfo {
   readonly uid: number;
   /** Permission bits (`mode & 0o7777`). */
   readonly mode: number;
-  /** What a symlink names, as stored; only for `type: 'symlink'`. */
-  readonly linkTarget?: string;
 }
 
 /**
@@ -107,6 +105,12 @@ export interface Machine {
   mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void>;
   /** Removes a file; a file that does not exist is not an error. */
   unlink(path: string, signal?: AbortSignal): Promise<void>;
+  /** What the symlink at `path` names, as stored (a relative target is relative to the link's folder). */
+  readLink(path: string, signal?: AbortSignal): Promise<string>;
+  /** The absolute path `path` names with every symlink, `.` and `..` resolved; it must exist. */
+  realPath(path: string, signal?: AbortSignal): Promise<string>;
+  /** Sets the permission bits of `path` to `mode` exactly (no umask), following a symlink. */
+  chmod(path: string, mode: number, signal?: AbortSignal): Promise<void>;
   /** Starts a process in its own process group. Startup failures surface through `exited`. */
   spawn(spec: SpawnSpec): Promise<MachineProcess>;
   /** An undici dispatcher whose connections originate from the machine (its DNS, its localhost). */

@@ -112,6 +112,12 @@ export interface ToolDescription {
   readonly returns?: string;
   readonly annotations?: Tool['annotations'];
   readonly taskSupport?: TaskSupport;
+  /**
+   * The `ui://` resource an MCP Apps host renders this tool's results with (MCP Apps extension,
+   * `_meta.ui.resourceUri`). berry-mcp shows no UI: `content` is the tool's text for a model, and
+   * `structuredContent` may be shaped for the app. `mcp_read` gives the app's HTML.
+   */
+  readonly ui?: string;
   /** Only with `schemas: true`: the raw JSON Schemas. */
   readonly inputSchema?: Tool['inputSchema'];
   readonly outputSchema?: Tool['outputSchema'];
@@ -131,7 +137,9 @@ export interface ServerDescription {
    * `structuredContent` when the tool declares one, or `returns (observed over N calls) …` when
    * berry-mcp has seen it return data), the description's first sentence and flags:
    * `({ path: string; head?: number }) => { content: string } — Read a file. [readOnly]`.
-   * Flags: `readOnly`, `destructive`, `task required` / `task optional`.
+   * Flags: `readOnly`, `destructive`, `task required` / `task optional`, `ui` (an MCP App shows its
+   * results: describe the tool for its `ui://` resource). Tools a server keeps for its MCP App
+   * (`_meta.ui.visibility` without "model") are not listed, and cannot be called.
    */
   readonly tools: Readonly<Record<string, string>>;
   /** Resource URI (pass it to `mcp_read`) → `name (mimeType) — description`. */

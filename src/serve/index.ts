@@ -5,3 +5,6 @@ export { serveHttp, parseListen, generateToken } from './http.js';
 export type { HttpServeOptions, HttpServing } from './http.js';
 export { serveStdio } from './stdio.js';
 export type { StdioServing } from './stdio.js';
+export { httpHolders } from './http.js';
+export { parseServeTokens } from './holders.js';
+export type { ServeToken } from './holders.js';

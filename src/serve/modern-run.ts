@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type CallToolResult, type InputRequests, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import type { ElicitationParams, ElicitationResult } from '../mcp/handlers.js';
+import type { RunClient } from './queue.js';
 
 /** What a 2026 `input_required` result carries back to us on the retry, sealed (HMAC) by this process. */
 export interface ParkedState {
@@ -24,6 +25,8 @@ const UNCLAIMED_RESULT_MS = 60_000;
 export class ModernRun {
   readonly id = randomBytes(16).toString('base64url');
   readonly args: string;
+  /** Whose run it is: only a request of the same client (token holder) may answer it. */
+  readonly client: RunClient;
   readonly controller = new AbortController();
   readonly #asks = new Map<string, { readonly params: ElicitationParams; readonly resolve: (result: ElicitationResult) => void }>();
   readonly #wakers = new Set<() => void>();
@@ -31,8 +34,9 @@ export class ModernRun {
   #outcome: CallToolResult | undefined;
   #leg: ServerContext | undefined;
 
-  constructor(args: unknown) {
+  constructor(args: unknown, client: RunClient) {
     this.args = argumentsKey(args);
+    this.client = client;
   }
 
   /** The leg answering now (progress goes on its stream, with its token). */
@@ -117,10 +121,10 @@ export class ParkedRuns {
     this.#runs.set(run.id, run);
   }
 
-  /** The run a verified state names, when it is still here and the retry repeats its arguments. */
-  find(state: ParkedState, args: unknown): ModernRun | undefined {
+  /** The run a verified state names, when it is still here, is `client`'s, and the retry repeats its arguments. */
+  find(state: ParkedState, args: unknown, client: RunClient): ModernRun | undefined {
     const run = this.#runs.get(state.run);
-    return run !== undefined && run.args === state.args && run.args === argumentsKey(args) ? run : undefined;
+    return run !== undefined && run.client === client && run.args === state.args && run.args === argumentsKey(args) ? run : undefined;
   }
 
   /** Forgets `run` once its result has gone out (or nobody came for it). */

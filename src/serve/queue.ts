@@ -1,29 +1,69 @@
 import { BerryError } from '../common/errors.js';
 
+/**
+ * Who stands behind requests that do not trust each other: a bearer token of serve --http
+ * (`--token-file` names one per line), or the one client of stdio. Holders are the unit of
+ * fairness: a holder's clients share its cap however many clients it opens.
+ */
+export interface RunHolder {
+  readonly name: string;
+  /** Runs its clients may execute at once, together. */
+  readonly maxRunning: number;
+}
+
+/**
+ * One client of a holder: the stdio connection, a 2025-11-25 session, or every 2026-07-28
+ * request of one holder (nothing in such a request tells its clients apart soundly). Its runs
+ * wait in their own FIFO.
+ */
+export interface RunClient {
+  readonly holder: RunHolder;
+  /** Runs it may execute at once. */
+  readonly maxRunning: number;
+}
+
+/** A client that is alone with the server (stdio, an embedder's connection): it may use every slot. */
+export function loneClient(limit: number, name = 'stdio'): RunClient {
+  return { holder: { name, maxRunning: limit }, maxRunning: limit };
+}
+
 interface Waiter {
   readonly grant: () => void;
 }
 
-/** One client's runs: those executing and those waiting, in order. */
 interface ClientRuns {
   running: number;
   readonly waiting: Waiter[];
 }
 
+interface HolderRuns {
+  running: number;
+  readonly clients: Map<RunClient, ClientRuns>;
+  /** Its clients with runs waiting, the next one to get a slot first. */
+  readonly turns: RunClient[];
+}
+
 /**
- * A gate that lets at most `limit` runs execute at once. Each client (a serve session) waits in its
- * own FIFO, bounded to `maxQueued`; a freed slot goes to the clients in turn (round robin), so one
- * client's many runs never hold another's back by more than one run each. A waiter whose signal
- * aborts leaves its queue without ever taking a slot.
+ * A gate that lets at most `limit` runs execute at once, each client at most its `maxRunning`
+ * and each holder's clients together at most the holder's. Each client waits in its own FIFO,
+ * bounded to `maxQueued`. A freed slot goes to the holders in turn, and within a holder to its
+ * clients in turn, skipping those at their cap: a run waits behind at most one run of each other
+ * holder, however many clients and runs that holder has. A waiter whose signal aborts leaves its
+ * queue without ever taking a slot.
+ *
+ * With each holder's cap below `limit` (serve --http keeps a quarter out of any one's reach), a
+ * holder alone never makes another wait: whatever its runs do and however long they take, it
+ * leaves `limit - cap` slots that only others may take, and another's run waits only for runs of
+ * two or more others (or its own) to end.
  */
 export class RunQueue {
   readonly limit: number;
   readonly maxQueued: number;
   #running = 0;
   #queued = 0;
-  readonly #clients = new Map<object, ClientRuns>();
-  /** Clients with runs waiting, the next one to get a slot first. */
-  readonly #turns: object[] = [];
+  readonly #holders = new Map<RunHolder, HolderRuns>();
+  /** Holders with runs waiting, the next one to get a slot first. */
+  readonly #turns: RunHolder[] = [];
 
   constructor(limit: number, maxQueued = 8) {
     if (!Number.isInteger(limit) || limit < 1) throw new TypeError(`concurrency limit must be a positive integer, got ${limit}`);
@@ -41,15 +81,21 @@ export class RunQueue {
   }
 
   /** True while `client` has a run executing or waiting. */
-  busy(client: object): boolean {
-    return this.#clients.has(client);
+  busy(client: RunClient): boolean {
+    return this.#holders.get(client.holder)?.clients.has(client) ?? false;
+  }
+
+  /** Runs `holder`'s clients execute now. */
+  runningOf(holder: RunHolder): number {
+    return this.#holders.get(holder)?.running ?? 0;
   }
 
   /**
-   * Runs `fn` for `client` once a slot is free. Rejects SERVE_QUEUE_FULL at once when the client
-   * already has `maxQueued` runs waiting, SCRIPT_ABORTED if `signal` aborts while queued.
+   * Runs `fn` for `client` once a slot is free that its caps allow. Rejects SERVE_QUEUE_FULL at
+   * once when the client already has `maxQueued` runs waiting, SCRIPT_ABORTED if `signal` aborts
+   * while queued.
    */
-  async run<T>(client: object, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async run<T>(client: RunClient, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.#acquire(client, signal);
     try {
       return await fn();
@@ -58,69 +104,111 @@ export class RunQueue {
     }
   }
 
-  #acquire(client: object, signal: AbortSignal | undefined): Promise<void> {
+  #acquire(client: RunClient, signal: AbortSignal | undefined): Promise<void> {
     if (signal?.aborted) return Promise.reject(queuedAbort());
-    const runs = this.#clients.get(client) ?? { running: 0, waiting: [] };
-    if (this.#running < this.limit) {
-      this.#clients.set(client, runs);
-      runs.running++;
-      this.#running++;
+    const holder: HolderRuns = this.#holders.get(client.holder) ?? { running: 0, clients: new Map(), turns: [] };
+    const runs: ClientRuns = holder.clients.get(client) ?? { running: 0, waiting: [] };
+    // No waiter may start now (each release hands out every slot it can), so this run passes none.
+    if (runs.waiting.length === 0 && this.#running < this.limit && this.#allowed(client, holder, runs)) {
+      this.#track(client, holder, runs);
+      this.#start(holder, runs);
       return Promise.resolve();
     }
-    if (runs.waiting.length >= this.maxQueued) return Promise.reject(this.#full());
-    this.#clients.set(client, runs);
+    if (runs.waiting.length >= this.maxQueued) return Promise.reject(this.#full(client));
+    this.#track(client, holder, runs);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         grant: () => {
           signal?.removeEventListener('abort', onAbort);
-          runs.running++;
-          this.#running++;
+          this.#start(holder, runs);
           resolve();
         },
       };
       const onAbort = (): void => {
         runs.waiting.splice(runs.waiting.indexOf(waiter), 1);
         this.#queued--;
-        if (runs.waiting.length === 0) this.#turns.splice(this.#turns.indexOf(client), 1);
-        this.#forgetIfIdle(client, runs);
+        if (runs.waiting.length === 0) remove(holder.turns, client);
+        if (holder.turns.length === 0) remove(this.#turns, client.holder);
+        this.#forgetIfIdle(client, holder, runs);
         reject(queuedAbort());
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (runs.waiting.length === 0) this.#turns.push(client);
+      if (runs.waiting.length === 0) {
+        holder.turns.push(client);
+        // A holder takes turns exactly while one of its clients does.
+        if (holder.turns.length === 1) this.#turns.push(client.holder);
+      }
       runs.waiting.push(waiter);
       this.#queued++;
     });
   }
 
-  #release(client: object): void {
-    const runs = this.#clients.get(client);
-    if (runs) {
-      runs.running--;
-      this.#forgetIfIdle(client, runs);
-    }
+  #allowed(client: RunClient, holder: HolderRuns, runs: ClientRuns): boolean {
+    return runs.running < client.maxRunning && holder.running < client.holder.maxRunning;
+  }
+
+  #track(client: RunClient, holder: HolderRuns, runs: ClientRuns): void {
+    this.#holders.set(client.holder, holder);
+    holder.clients.set(client, runs);
+  }
+
+  #start(holder: HolderRuns, runs: ClientRuns): void {
+    runs.running++;
+    holder.running++;
+    this.#running++;
+  }
+
+  #release(client: RunClient): void {
+    const holder = this.#holders.get(client.holder)!;
+    const runs = holder.clients.get(client)!;
+    runs.running--;
+    holder.running--;
     this.#running--;
-    const next = this.#turns.shift();
-    if (next === undefined) return;
-    const nextRuns = this.#clients.get(next)!;
-    const waiter = nextRuns.waiting.shift()!;
-    this.#queued--;
-    // Still waiting: its turn comes again after every other waiting client's.
-    if (nextRuns.waiting.length > 0) this.#turns.push(next);
-    waiter.grant();
+    this.#forgetIfIdle(client, holder, runs);
+    for (let waiter = this.#next(); waiter !== undefined; waiter = this.#running < this.limit ? this.#next() : undefined) waiter.grant();
   }
 
-  #forgetIfIdle(client: object, runs: ClientRuns): void {
-    if (runs.running === 0 && runs.waiting.length === 0) this.#clients.delete(client);
+  /** The first waiter, in turn, whose client and holder are below their caps; it leaves the queue. */
+  #next(): Waiter | undefined {
+    for (const [h, holderKey] of this.#turns.entries()) {
+      const holder = this.#holders.get(holderKey)!;
+      if (holder.running >= holderKey.maxRunning) continue;
+      for (const [c, client] of holder.turns.entries()) {
+        const runs = holder.clients.get(client)!;
+        if (runs.running >= client.maxRunning) continue;
+        const waiter = runs.waiting.shift()!;
+        this.#queued--;
+        // Served: its turn comes again after every other waiting client's (and holder's).
+        holder.turns.splice(c, 1);
+        if (runs.waiting.length > 0) holder.turns.push(client);
+        this.#turns.splice(h, 1);
+        if (holder.turns.length > 0) this.#turns.push(holderKey);
+        return waiter;
+      }
+    }
+    return undefined;
   }
 
-  #full(): BerryError {
+  #forgetIfIdle(client: RunClient, holder: HolderRuns, runs: ClientRuns): void {
+    if (runs.running === 0 && runs.waiting.length === 0) holder.clients.delete(client);
+    if (holder.clients.size === 0) this.#holders.delete(client.holder);
+  }
+
+  #full(client: RunClient): BerryError {
+    const plural = (n: number): string => `${n} run${n === 1 ? '' : 's'}`;
     return new BerryError(
       'SERVE_QUEUE_FULL',
-      `This client already has ${this.maxQueued} run${this.maxQueued === 1 ? '' : 's'} waiting for a free slot ` +
-        `(${this.limit} run${this.limit === 1 ? '' : 's'} execute at once): this run was refused, nothing ran. ` +
+      `This client already has ${plural(this.maxQueued)} waiting for a free slot ` +
+        `(it may execute ${plural(Math.min(client.maxRunning, client.holder.maxRunning, this.limit))} at once, ` +
+        `the server ${this.limit}): this run was refused, nothing ran. ` +
         'Wait for a run to finish, or combine the work into fewer runs (one script can call many tools in parallel).',
     );
   }
+}
+
+function remove<T>(list: T[], item: T): void {
+  const at = list.indexOf(item);
+  if (at >= 0) list.splice(at, 1);
 }
 
 function queuedAbort(): BerryError {

@@ -5,7 +5,7 @@ import { approveThrough } from './confirm-writes.js';
 import { clip, type DescriptionLimits } from './description.js';
 import type { ElicitationRouter, ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
-import type { RunQueue } from './queue.js';
+import type { RunClient, RunQueue } from './queue.js';
 import { runResult } from './result.js';
 import type { RunArguments } from './validate.js';
 import type { RunExecutor } from './executor.js';
@@ -26,7 +26,7 @@ export interface RunExecution {
  */
 export async function executeRun(
   execution: RunExecution,
-  client: object,
+  client: RunClient,
   parsed: RunArguments,
   target: ElicitationTarget,
   elicitation: ElicitationRouter,

@@ -14,7 +14,7 @@ import { ConfigWatch } from './config-watch.js';
 import type { DescriptionLimits } from './description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
-import { RunQueue } from './queue.js';
+import { loneClient, RunQueue, type RunClient } from './queue.js';
 import { defaultConcurrency, runExecutor, type RunExecutor } from './executor.js';
 import { inputError } from './result.js';
 import { executeRun, progressOf, type RunExecution } from './run-execution.js';
@@ -24,7 +24,7 @@ import { validateRunArguments, type RunArguments } from './validate.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
-  /** Runs executing at once; the rest wait, each client in its own queue, served in turn. @default 4 per worker (4 with none) */
+  /** Runs executing at once; the rest wait, each client in its own queue, served in turn (each client's and holder's cap: serveHttp). @default 4 per worker (4 with none) */
   readonly maxConcurrency?: number;
   /** Runs one client may have waiting for a slot; one more is refused with SERVE_QUEUE_FULL. @default 8 */
   readonly maxQueuedRuns?: number;
@@ -46,8 +46,8 @@ export interface RunServiceOptions {
 
 /** Who a 2026-07-28 server instance serves: the queue its runs wait in, and how a change of servers is announced. */
 export interface ModernScope {
-  /** The queue's client: the stdio connection, or one shared by every stateless HTTP request. */
-  readonly client: object;
+  /** The queue's client: the stdio connection, or every stateless HTTP request of one token holder. */
+  readonly client: RunClient;
   /** Announces tools/list_changed (to subscriptions/listen streams); one function per serving, not per request. */
   readonly toolsChanged: () => void;
 }
@@ -97,18 +97,19 @@ export class RunService {
     this.#parked = new ParkedRuns(timeoutSeconds + 60);
   }
 
-  /** Serves one 2025-era client on `transport`; resolves once connected. Closing the transport aborts its runs. */
+  /** Serves one 2025-era client, alone, on `transport`; resolves once connected. Closing the transport aborts its runs. */
   async connect(transport: Parameters<Server['connect']>[0]): Promise<Server> {
-    const server = this.legacyServer();
+    const server = this.legacyServer(loneClient(this.queue.limit));
     await server.connect(transport);
     return server;
   }
 
   /**
    * A server for one 2025-11-25 client session (an HTTP session, a stdio connection): its own
-   * elicitation router, its own view of the servers' set (a change sends tools/list_changed).
+   * elicitation router, its own view of the servers' set (a change sends tools/list_changed). Its
+   * runs are `client`'s in the queue.
    */
-  legacyServer(): Server {
+  legacyServer(client: RunClient): Server {
     const server = newServer({ tools: { listChanged: true } });
     // This client's elicitations: each of its runs answers downstream requests through it.
     const elicitation = new ElicitationRouter();
@@ -130,7 +131,7 @@ export class RunService {
       };
       const reporter = progressOf(() => ctx);
       try {
-        return await executeRun(this.#execution, server, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
+        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
       } finally {
         reporter.close();
       }
@@ -161,11 +162,18 @@ export class RunService {
       let run: ModernRun | undefined;
       if (state !== undefined) {
         toolNamed(request.params.name);
-        run = this.#parked.find(state, request.params.arguments);
+        run = this.#parked.find(state, request.params.arguments, scope.client);
         if (!run) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidParams,
             'This run is no longer waiting for input in this serve process (it ended, or the retry changed its arguments): run it again.',
+          );
+        }
+        // One leg at a time: a replayed state must not hold a stream per copy while the run executes.
+        if (run.leg !== undefined) {
+          throw new ProtocolError(
+            ProtocolErrorCode.InvalidRequest,
+            'Another request is already waiting for this run (one request at a time carries a run\'s answers): wait for its answer, or close it to cancel the run.',
           );
         }
         run.answer(ctx.mcpReq.inputResponses);
@@ -185,9 +193,9 @@ export class RunService {
     return server;
   }
 
-  /** True while the client `session` has a run executing or waiting (an idle session may be evicted). */
-  busy(session: object): boolean {
-    return this.queue.busy(session);
+  /** True while `client` has a run executing or waiting (an idle session may be evicted). */
+  busy(client: RunClient): boolean {
+    return this.queue.busy(client);
   }
 
   /** Closes every 2025 session and aborts every 2026 run (those waiting for an answer too), then the run workers. The host is the caller's to close. */
@@ -213,8 +221,8 @@ export class RunService {
     return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
   }
 
-  #startModern(client: object, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
-    const run = new ModernRun(args);
+  #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
+    const run = new ModernRun(args, client);
     // The capabilities this request declared in its _meta: a 2026 client declares them per request.
     const modes = elicitationModes((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
     const target: ElicitationTarget = {

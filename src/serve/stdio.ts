@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio as serveStdioEntry, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { Server } from '@modelcontextprotocol/server';
+import { loneClient } from './queue.js';
 import type { ModernScope, RunService } from './server.js';
 
 export interface StdioServing {
@@ -17,16 +18,17 @@ export function serveStdio(service: RunService, stdin: Readable, stdout: Writabl
   let ended!: () => void;
   const closed = new Promise<void>((resolve) => (ended = resolve));
   const transport = new StdioServerTransport(stdin, stdout);
-  // The connection is this client: its runs share one queue turn, like a 2025 session's.
+  // The connection is the one client, in either era: alone, it may use every slot.
+  const client = loneClient(service.queue.limit);
   let pinned: Server | undefined;
   const scope: ModernScope = {
-    client: {},
+    client,
     // Over stdio the entry routes the instance's own list_changed to the connection's subscriptions/listen streams.
     toolsChanged: () => void pinned?.sendToolListChanged().catch(() => {}),
   };
   const handle = serveStdioEntry(
     (ctx) => {
-      if (ctx.era === 'legacy') return service.legacyServer();
+      if (ctx.era === 'legacy') return service.legacyServer(client);
       pinned = service.modernServer(scope);
       return pinned;
     },

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { berry } from '../support/berry-cli.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
-import { everythingPath, filesystemPath } from '../support/paths.js';
+import { everythingPath, faultServerPath, filesystemPath, FIXTURES_DIR } from '../support/paths.js';
 import type { CliResult } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -161,6 +161,31 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
       cwd: join(dir, 'sub'),
       enabled: false,
     });
+  });
+
+  it('names a JavaScript object knows keep working: a server "__proto__", env keys "constructor" and "toString", argument keys "__proto__" (only a variable or header "__proto__" is refused)', async () => {
+    const dir = project('object-names', '{"mcpServers": {}}');
+    const wire = join(dir, 'wire.log');
+    const fault = (name: string, env: string[]): Promise<CliResult> => cli(dir, ['add', name, '--no-check', '--config', 'mcp.json', ...env, '--', node, faultServerPath]);
+    assert.equal((await fault('__proto__', [])).code, 0);
+    assert.equal((await fault('constructor', ['--env', 'constructor=c', '--env', 'toString=t'])).code, 0);
+    const who = await cli(dir, ['call', 'constructor', 'whoami', '{"names":["constructor","toString"]}', '--config', 'mcp.json']);
+    assert.equal(who.code, 0, who.stderr);
+    assert.deepEqual((JSON.parse(who.stdout) as { env: unknown }).env, { constructor: 'c', toString: 't' });
+    const echo = await cli(dir, ['call', '__proto__', 'echo', 'text=hi', '--config', 'mcp.json']);
+    assert.equal(echo.stdout, 'hi\n', echo.stderr);
+    // Argument keys go to the server as given, in both forms (what it does with them is its business).
+    const added = await cli(dir, ['add', 'apps', '--no-check', '--config', 'mcp.json', '--env', `FIXTURE_WIRE_LOG=${wire}`, '--', node, join(FIXTURES_DIR, 'app-tools-server.mjs')]);
+    assert.equal(added.code, 0, added.stderr);
+    for (const args of [['{"__proto__":{"x":1},"constructor":2}'], ['__proto__=1', 'constructor=2']]) {
+      const called = await cli(dir, ['call', 'apps', 'echo_args', ...args, '--config', 'mcp.json']);
+      assert.equal(called.code, 0, called.stderr);
+    }
+    const sent = readFileSync(wire, 'utf8').split('\n').filter((line) => line.includes('"tools/call"')).map((line) => (JSON.parse(line) as { params: { arguments: object } }).params.arguments);
+    assert.deepEqual(sent.map((a) => Object.entries(a)), [[['__proto__', { x: 1 }], ['constructor', 2]], [['__proto__', 1], ['constructor', 2]]]);
+    const removed = await cli(dir, ['remove', '__proto__', '--config', 'mcp.json']);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.deepEqual(Object.keys((JSON.parse(file(dir)) as { mcpServers: object }).mcpServers), ['constructor', 'apps']);
   });
 
   it('a secret typed as a literal gets a warning that suggests ${VAR} and never shows the value', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chownSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, lchownSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { berry } from '../support/berry-cli.js';
 import { faultServerPath } from '../support/paths.js';
@@ -84,6 +84,31 @@ describe('berry-mcp add, remove and check --ssh: the remote machine\'s file, che
     const failing = await cli(['check', '--config', config()]);
     assert.equal(failing.code, 2);
     assert.match(failing.stdout, /^broken  error  MCP_CONNECT_FAILED$/m);
+  });
+
+  it('a symlinked remote mcp.json is edited where the link leads (SFTP), keeping the link and the file\'s mode', async () => {
+    const shared = join(sshd.dir, 'add-shared');
+    mkdirSync(shared, { recursive: true });
+    chownSync(shared, owner.uid, owner.gid);
+    const real = join(shared, 'real.json');
+    writeFileSync(real, '{"mcpServers": {}}\n');
+    chownSync(real, owner.uid, owner.gid);
+    chmodSync(real, 0o640);
+    const link = join(project, 'linked.json');
+    symlinkSync('../add-shared/real.json', link);
+    lchownSync(link, owner.uid, owner.gid);
+    const added = await cli(['add', 'fault', '--no-check', '--config', link, '--', 'node', faultServerPath]);
+    assert.equal(added.code, 0, added.stderr);
+    assert.match(added.stdout, /\(a symlink: written to .*add-shared\/real\.json\)/);
+    assert.ok(lstatSync(link).isSymbolicLink(), 'the link is still a link');
+    assert.match(readFileSync(real, 'utf8'), /"fault": \{/);
+    assert.equal(statSync(real).mode & 0o777, 0o640);
+    assert.equal(statSync(real).uid, owner.uid);
+    assert.deepEqual(readdirSync(shared), ['real.json'], 'no temp file left');
+    const removed = await cli(['remove', 'fault', '--config', link]);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(real, 'utf8'), '{"mcpServers": {}}\n');
   });
 
   it('a relative --cwd for the entry is refused over SSH: it must name a place on the remote machine', async () => {

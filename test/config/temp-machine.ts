@@ -62,6 +62,18 @@ export class TempMachine implements Machine {
     throw new Error('not used');
   }
 
+  readLink(): Promise<string> {
+    throw new Error('not used');
+  }
+
+  realPath(): Promise<string> {
+    throw new Error('not used');
+  }
+
+  chmod(): Promise<void> {
+    throw new Error('not used');
+  }
+
   spawn(): Promise<MachineProcess> {
     throw new Error('not used');
   }

@@ -147,14 +147,20 @@ describe('config/validate', () => {
     assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'command'), false);
   });
 
-  it('handles __proto__ as an env or header name', async () => {
-    const text = '{"mcpServers": {"a": {"command": "x", "env": {"__proto__": "v1"}}, "b": {"url": "http://h/", "headers": {"constructor": "v2"}}}}';
+  it('refuses __proto__ as an env or header name (a copy onto an object would drop it); other Object names are plain keys', async () => {
+    const text =
+      '{"mcpServers": {"a": {"command": "x", "env": {"constructor": "v1", "toString": "v3"}}, "b": {"url": "http://h/", "headers": {"constructor": "v2"}},' +
+      ' "c": {"command": "x", "env": {"__proto__": "v4"}}, "d": {"url": "http://h/", "headers": {"__proto__": "v5"}}}}';
     const loaded = await loadWith(tree, text);
     const env = stdioOf(loaded, 'a').env;
-    assert.deepEqual(Object.keys(env), ['__proto__']);
-    assert.equal(env['__proto__'], 'v1');
-    assert.equal(httpOf(loaded, 'b').headers['constructor'], 'v2');
+    assert.deepEqual(Object.keys(env), ['constructor', 'toString']);
+    assert.equal(env['constructor'], 'v1');
     assert.equal(Object.getPrototypeOf(env), null);
+    assert.equal(httpOf(loaded, 'b').headers['constructor'], 'v2');
+    assert.equal(configErrorOf(loaded, 'c').jsonPath, '$.mcpServers.c.env.__proto__');
+    assert.match(configErrorOf(loaded, 'c').message, /\$\.mcpServers\.c\.env\.__proto__ cannot be passed on: a JavaScript object drops a key named "__proto__"; rename it/);
+    assert.equal(configErrorOf(loaded, 'd').jsonPath, '$.mcpServers.d.headers.__proto__');
+    assert.doesNotMatch(configErrorOf(loaded, 'c').message, /v4/);
   });
 
   it('reports a server name given twice, and a key given twice in an entry', async () => {

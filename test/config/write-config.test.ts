@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { replaceConfigText } from '../../src/config/index.js';
 import { isBerryError } from '../../src/common/errors.js';
@@ -15,6 +15,18 @@ class RacingMachine extends LocalMachine {
   override async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
     await super.writeFile(path, data, options, signal);
     if (path !== this.target) writeFileSync(this.target, this.theirs);
+  }
+}
+
+/** A real local machine on which the config's symlink is pointed elsewhere right after our temp file is written. */
+class RelinkingMachine extends LocalMachine {
+  constructor(private readonly link: string, private readonly elsewhere: string) {
+    super();
+  }
+  override async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
+    await super.writeFile(path, data, options, signal);
+    unlinkSync(this.link);
+    symlinkSync(this.elsewhere, this.link);
   }
 }
 
@@ -51,6 +63,34 @@ describe('config/write-config: replacing the file atomically', () => {
     await assert.rejects(replaceConfigText(new RacingMachine(fresh, '{}'), fresh, undefined, 'edited'), isCode('MCP_CONFIG_CHANGED'));
     assert.equal(readFileSync(fresh, 'utf8'), '{}');
     assert.deepEqual(readdirSync(tmp.dir).sort(), ['fresh.json', 'mcp.json']);
+  });
+
+  it('a symlinked file is replaced where the link leads, keeping its mode; the link stays; the written path is returned', async () => {
+    const real = join(tmp.dir, 'real.json');
+    writeFileSync(real, 'old');
+    chmodSync(real, 0o640);
+    const link = join(tmp.dir, 'mcp.json');
+    symlinkSync('real.json', link);
+    assert.equal(await replaceConfigText(new LocalMachine(), link, 'old', 'new'), real);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(real, 'utf8'), 'new');
+    assert.equal(statSync(real).mode & 0o777, 0o640);
+    assert.deepEqual(readdirSync(tmp.dir).sort(), ['mcp.json', 'real.json']);
+    // A plain file keeps its mode too, and its own path comes back.
+    chmodSync(real, 0o644);
+    assert.equal(await replaceConfigText(new LocalMachine(), real, 'new', 'newer'), real);
+    assert.equal(statSync(real).mode & 0o777, 0o644);
+  });
+
+  it('a link pointed at another file while the edit is half done: MCP_CONFIG_CHANGED, neither file written', async () => {
+    writeFileSync(join(tmp.dir, 'a.json'), 'same');
+    writeFileSync(join(tmp.dir, 'b.json'), 'same');
+    const link = join(tmp.dir, 'mcp.json');
+    symlinkSync('a.json', link);
+    await assert.rejects(replaceConfigText(new RelinkingMachine(link, 'b.json'), link, 'same', 'edited'), isCode('MCP_CONFIG_CHANGED'));
+    assert.equal(readFileSync(join(tmp.dir, 'a.json'), 'utf8'), 'same');
+    assert.equal(readFileSync(join(tmp.dir, 'b.json'), 'utf8'), 'same');
+    assert.deepEqual(readdirSync(tmp.dir).sort(), ['a.json', 'b.json', 'mcp.json']);
   });
 
   it('a write that fails is MCP_CONFIG_WRITE_FAILED, naming the file and the errno code', async () => {

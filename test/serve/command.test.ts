@@ -20,6 +20,11 @@ describe('berry-mcp serve: the command line', function () {
     assert.match(stdout, /--max-concurrency N/);
     assert.match(stdout, /--max-queued-runs N .*\(default 8\)/);
     assert.match(stdout, /--max-sessions N .*\(default 16\)/);
+    assert.match(stdout, /--token-file FILE .*each is a holder/);
+    assert.match(stdout, /--max-client-concurrency N .*\(default 3\/4 of --max-concurrency, at least 1\)/);
+    assert.match(stdout, /--max-holder-concurrency N/);
+    assert.match(stdout, /--max-holder-sessions N/);
+    assert.match(stdout, /--max-holder-streams N .*\(default 16\)/);
   });
 
   it('refuses bad options with status 2 and says what to pass', async () => {
@@ -35,6 +40,13 @@ describe('berry-mcp serve: the command line', function () {
       [['--max-queued-runs', '2.5'], /--max-queued-runs needs a whole number/],
       [['--max-sessions', '0', '--http', '0'], /--max-sessions needs a positive number, got "0"/],
       [['--max-sessions', '4'], /--max-sessions needs --http/],
+      [['--max-holder-streams', '4'], /--max-holder-streams needs --http/],
+      [['--max-client-concurrency', '2'], /--max-client-concurrency needs --http/],
+      [['--token-file', 'tokens'], /--token-file needs --http/],
+      [['--max-holder-sessions', '0', '--http', '0'], /--max-holder-sessions needs a positive number, got "0"/],
+      [['--http', '0', '--max-concurrency', '4', '--max-holder-concurrency', '5'], /maxHolderConcurrency \(serve --max-holder-concurrency\) must be a whole number from 1 to maxConcurrency \(4\), got 5/],
+      [['--http', '0', '--max-sessions', '4', '--max-holder-sessions', '5'], /maxHolderSessions \(serve --max-holder-sessions\) must be a whole number from 1 to maxSessions \(4\), got 5/],
+      [['--http', '0', '--token-file', '/nonexistent/tokens'], /--token-file \/nonexistent\/tokens: cannot read it \(ENOENT\)/],
     ];
     for (const [args, pattern] of cases) {
       const { code, stderr } = await serve(args);

@@ -28,8 +28,8 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     tmp.cleanup();
   });
 
-  async function start(args: string[]): Promise<HttpServe> {
-    const serve = await serveHttp(['--config', 'mcp.json', ...args], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
+  async function start(args: string[], env: Record<string, string> = { BERRY_SERVE_TOKEN: TOKEN }): Promise<HttpServe> {
+    const serve = await serveHttp(['--config', 'mcp.json', ...args], { cwd: tmp.dir, env });
     serves.push(serve);
     return serve;
   }
@@ -96,12 +96,37 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
     assert.match(body.error.message, /Too many sessions: all 2 have runs executing or queued/);
     for (const result of await Promise.all([long, second])) assert.equal(result.isError, undefined, texts(result).join('\n'));
   });
+
+  it('with several tokens, a new session takes the place of an idle one of the holder with the most, and gets 503 only when every session is busy', async () => {
+    const tokens = { alice: 'alice-session-token-0123', mallory: 'mallory-session-token-01', carol: 'carol-session-token-0123' };
+    writeFileSync(join(tmp.dir, 'tokens'), Object.entries(tokens).map(([name, token]) => `${name} ${token}\n`).join(''), { mode: 0o600 });
+    const serve = await start(['--token-file', 'tokens', '--max-sessions', '3', '--max-holder-sessions', '2', '--max-concurrency', '4'], {});
+    // Alice's session is the least recently seen, but mallory holds more: mallory's idle one goes.
+    const alice = await serve.connect(tokens.alice);
+    const idle = await serve.connect(tokens.mallory);
+    const busy = await serve.connect(tokens.mallory);
+    writeFileSync(eventLog, '');
+    const runs = [run(busy, sleepRun(4000))];
+    await waitForEvent(eventLog, 'started sleep');
+    const carol = await serve.connect(tokens.carol);
+    await assert.rejects(idle.ping(), /404|Session not found/);
+    await alice.ping();
+    // Every session busy, mallory below its own cap: the server is full of others' work, 503.
+    runs.push(run(alice, sleepRun(4000)), run(carol, sleepRun(4000)));
+    await waitForEvent(eventLog, 'started sleep', { count: 3 });
+    const response = await initialize(serve.url, tokens.mallory);
+    assert.equal(response.status, 503);
+    const body = (await response.json()) as { error: { message: string; data: { code: string } } };
+    assert.equal(body.error.data.code, 'SERVE_SESSION_LIMIT');
+    assert.match(body.error.message, /Too many sessions: all 3 have runs executing or queued \(serve --max-sessions\)/);
+    for (const result of await Promise.all(runs)) assert.equal(result.isError, undefined, texts(result).join('\n'));
+  });
 });
 
-function initialize(url: string): Promise<Response> {
+function initialize(url: string, token = TOKEN): Promise<Response> {
   return fetch(url, {
     method: 'POST',
-    headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'extra', version: '1' } } }),
   });
 }

@@ -277,14 +277,15 @@ describe('berry-mcp serve --http --workers 2', function () {
 
   it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
     for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
-      const serve = await start(['--max-queued-runs', '1'], workers);
+      // One client may use every slot here: this counts the slots, not a client's share of them.
+      const serve = await start(['--max-queued-runs', '1', '--max-client-concurrency', String(slots)], workers);
       const client = await serve.connect(TOKEN);
       await run(client, sleep(1));
       // slots execute, one waits, and one more finds the client's queue full, whatever their order.
       const results = await Promise.all(Array.from({ length: slots + 2 }, () => run(client, sleep(1_000))));
       const refused = results.filter((r) => r.isError === true);
       assert.equal(refused.length, 1, `--workers ${workers}: ${results.map((r) => texts(r).join(' ')).join(' | ')}`);
-      assert.match(texts(refused[0]!).join('\n'), new RegExp(`\\(${slots} runs execute at once\\).*SERVE_QUEUE_FULL`, 's'));
+      assert.match(texts(refused[0]!).join('\n'), new RegExp(`the server ${slots}\\).*SERVE_QUEUE_FULL`, 's'));
       assert.equal(results.filter((r) => r.isError === undefined).length, slots + 1);
       await serve.close();
     }

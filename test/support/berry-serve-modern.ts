@@ -72,3 +72,45 @@ export function modernTexts(result: CallToolResult): string[] {
 export function resultOf(result: { structuredContent?: unknown }): unknown {
   return (result.structuredContent as { result?: unknown } | undefined)?.result;
 }
+
+/** The `_meta` envelope a 2026-07-28 request carries, as a client without an SDK writes it. */
+export function modernMeta(capabilities: Record<string, unknown> = {}, clientName = 'raw-2026'): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: clientName, version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+  };
+}
+
+/** POSTs one 2026-07-28 request with its version and method headers; the response is the caller's to read. */
+export function postModern(
+  url: string,
+  token: string,
+  body: { id: string | number; method: string; params?: Record<string, unknown> },
+  signal?: AbortSignal,
+): Promise<Response> {
+  const name: Record<string, string> = typeof body.params?.['name'] === 'string' ? { 'mcp-name': body.params['name'] as string } : {};
+  return fetch(url, {
+    method: 'POST',
+    ...(signal ? { signal } : {}),
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN,
+      'mcp-method': body.method,
+      ...name,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+  });
+}
+
+/** The JSON-RPC messages of a whole response body (JSON, or the data lines of an event stream). */
+export async function modernMessages(response: Response): Promise<Record<string, unknown>[]> {
+  const text = await response.text();
+  if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) return [JSON.parse(text) as Record<string, unknown>];
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => JSON.parse(line.slice(5)) as Record<string, unknown>);
+}

@@ -48,3 +48,11 @@ export const filesystemPath: string = binOf('@modelcontextprotocol/server-filesy
 export const memoryPath: string = binOf('@modelcontextprotocol/server-memory');
 /** Absolute path of the OAuth fixture (authorization server + protected MCP server). */
 export const oauthServerPath: string = path.join(FIXTURES_DIR, 'oauth-server.mjs');
+/**
+ * dist/index.js of @modelcontextprotocol/server-system-monitor, an MCP Apps server (`--stdio` for
+ * stdio): its `poll-system-stats` is app-only. Resolved on first use, so that only its suites need it.
+ */
+export function systemMonitorPath(): string {
+    // Its exports map hides package.json; its bin, dist/index.js, sits beside the main entry.
+    return path.join(path.dirname(require.resolve('@modelcontextprotocol/server-system-monitor')), 'index.js');
+}

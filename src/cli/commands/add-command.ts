@@ -10,6 +10,7 @@ import { renderList } from '../output/render.js';
 import { secretLiteralWarnings } from '../secret-literals.js';
 import { terminalSafe } from '../output/terminal-safe.js';
 import { newEntry } from '../server-entry.js';
+import { linkNote } from '../output/wording.js';
 
 /**
  * `berry-mcp add NAME (URL | -- COMMAND …)`: builds the entry, checks that the server starts and
@@ -45,9 +46,9 @@ export const addCommand: CommandHandler = async (ctx) => {
         return 2;
       }
     }
-    await replaceConfigText(machine, path, text, next, signal);
+    const written = await replaceConfigText(machine, path, text, next, signal);
     if (args.json) io.stdout.write(json({ added: true, configPath: path, check: checked ?? null }));
-    else io.stdout.write(`${terminalSafe(`Added "${name}" (${built.kind}) to ${path}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.`)}\n`);
+    else io.stdout.write(`${terminalSafe(`Added "${name}" (${built.kind}) to ${path}${linkNote(path, written)}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.`)}\n`);
     return 0;
   } finally {
     // main closes the host, and with it the machine (check closes it if no host came to be).

@@ -1,24 +1,48 @@
 import type { LogEvent } from '../../mcp/index.js';
 import { createHost, type Host } from '../../host.js';
-import { generateToken, parseListen, RunService, serveHttp, serveStdio } from '../../serve/index.js';
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { generateToken, httpHolders, parseListen, parseServeTokens, RunService, serveHttp, serveStdio, type ServeToken } from '../../serve/index.js';
 import type { CommandHandler } from '../context.js';
 import { createCliMachine, resolveCwd } from '../machine.js';
 import { UsageError, type CliArgs } from '../usage.js';
 
 interface ServeArgs {
   readonly http?: { host: string; port: number };
+  readonly tokenFile?: string;
   readonly allowOrigins: readonly string[];
   readonly maxConcurrency?: number;
   readonly maxQueuedRuns?: number;
-  readonly maxSessions?: number;
   readonly workers?: number;
+  /** The caps of serveHttp that the flags gave (each needs --http). */
+  readonly httpCaps: Partial<Record<(typeof HTTP_CAPS)[keyof typeof HTTP_CAPS], number>>;
 }
+
+/** serve's flags that only HTTP has a use for, and serveHttp's names for them. */
+const HTTP_CAPS = {
+  'max-sessions': 'maxSessions',
+  'max-holder-sessions': 'maxHolderSessions',
+  'max-client-concurrency': 'maxClientConcurrency',
+  'max-holder-concurrency': 'maxHolderConcurrency',
+  'max-holder-streams': 'maxHolderStreams',
+} as const;
+
+/** A token file is a few lines; past this it is not one. */
+const MAX_TOKEN_FILE_BYTES = 1024 * 1024;
 
 /** The flags only serve reads (the table has checked each one's syntax and numbers). */
 function serveArgs(args: CliArgs): ServeArgs {
   const { numbers, values } = args;
   const http = typeof values.http === 'string' ? values.http : undefined;
-  if (numbers['max-sessions'] !== undefined && http === undefined) throw new UsageError('--max-sessions needs --http', 'serve');
+  const httpCaps: Record<string, number> = {};
+  for (const [flag, name] of Object.entries(HTTP_CAPS) as [keyof typeof HTTP_CAPS, string][]) {
+    const value = numbers[flag];
+    if (value === undefined) continue;
+    if (http === undefined) throw new UsageError(`--${flag} needs --http`, 'serve');
+    httpCaps[name] = value;
+  }
+  const tokenFile = typeof values['token-file'] === 'string' ? values['token-file'] : undefined;
+  if (tokenFile !== undefined && http === undefined) throw new UsageError('--token-file needs --http', 'serve');
   const allowOrigins = (values['allow-origin'] as readonly string[] | undefined) ?? [];
   if (allowOrigins.length > 0 && http === undefined) throw new UsageError('--allow-origin needs --http', 'serve');
   let listen;
@@ -29,12 +53,28 @@ function serveArgs(args: CliArgs): ServeArgs {
   }
   return {
     ...(listen === undefined ? {} : { http: listen }),
+    ...(tokenFile === undefined ? {} : { tokenFile }),
     allowOrigins,
+    httpCaps,
     ...(numbers['max-concurrency'] === undefined ? {} : { maxConcurrency: numbers['max-concurrency'] }),
     ...(numbers['max-queued-runs'] === undefined ? {} : { maxQueuedRuns: numbers['max-queued-runs'] }),
-    ...(numbers['max-sessions'] === undefined ? {} : { maxSessions: numbers['max-sessions'] }),
     ...(numbers.workers === undefined ? {} : { workers: numbers.workers }),
   };
+}
+
+/** The tokens of `path` (relative to `cwd`), read whole only when it is small; an error says what is wrong, never a token. */
+function readTokenFile(path: string, cwd: string, say: (line: string) => void): ServeToken[] {
+  const file = resolve(cwd, path);
+  let stat;
+  try {
+    stat = statSync(file);
+  } catch (error) {
+    throw new Error(`--token-file ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  if (!stat.isFile() || stat.size > MAX_TOKEN_FILE_BYTES) throw new Error(`--token-file ${path}: not a file of at most ${MAX_TOKEN_FILE_BYTES} bytes`);
+  // Warned, not refused: mounted secrets are often 0644 in containers, readable by their one user anyway.
+  if ((stat.mode & 0o077) !== 0) say(`--token-file ${path} can be read by other users (chmod 600 it)`);
+  return parseServeTokens(readFileSync(file, 'utf8'), `--token-file ${path}`);
 }
 
 /** `berry-mcp serve …`: resolves to the exit status when the client goes (or on SIGINT/SIGTERM). */
@@ -46,9 +86,15 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
   // Read once, then gone from this process's environment (the servers it starts never inherit it either).
   const givenToken = process.env['BERRY_SERVE_TOKEN'];
   delete process.env['BERRY_SERVE_TOKEN'];
-  let host: Host;
-  let service: RunService;
+  if (serve.tokenFile !== undefined && givenToken) {
+    throw new UsageError('--token-file and BERRY_SERVE_TOKEN both give tokens: unset BERRY_SERVE_TOKEN, or add it to the file as a line of its own', 'serve');
+  }
+  let host: Host | undefined;
+  let service: RunService | undefined;
+  let tokens: { readonly token: string } | { readonly tokens: ServeToken[] } | undefined;
   try {
+    if (serve.tokenFile !== undefined) tokens = { tokens: readTokenFile(serve.tokenFile, io.cwd, say) };
+    else if (serve.http) tokens = { token: givenToken || generateToken() };
     const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
     const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
     host = createHost({
@@ -69,8 +115,12 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(args.numbers['output-limit'] === undefined ? {} : { outputLimitBytes: args.numbers['output-limit'] }),
       ...(args.verbose ? { onWarning: say } : {}),
     });
+    // The caps are checked against the slots before anything listens.
+    if (tokens) httpHolders({ ...tokens, ...serve.httpCaps }, service.queue.limit);
   } catch (error) {
     say((error as Error).message);
+    await service?.close();
+    await host?.close();
     return 2;
   }
 
@@ -80,23 +130,18 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
   if (signal.aborted) stop();
   else signal.addEventListener('abort', stop, { once: true });
   try {
-    if (serve.http) {
-      const token = givenToken || generateToken();
+    if (serve.http && tokens) {
       let serving;
       try {
-        serving = await serveHttp(service, {
-          listen: serve.http,
-          token,
-          allowOrigins: [...serve.allowOrigins],
-          ...(serve.maxSessions === undefined ? {} : { maxSessions: serve.maxSessions }),
-        });
+        serving = await serveHttp(service, { listen: serve.http, ...tokens, allowOrigins: [...serve.allowOrigins], ...serve.httpCaps });
       } catch (error) {
         say(`cannot listen on ${serve.http.host}:${serve.http.port}: ${(error as Error).message}`);
         return 2;
       }
       say(`listening on ${serving.url}`);
       if (!isLoopbackHost(serve.http.host)) say(`${serve.http.host} is reachable from other machines: anyone with the token can run code here`);
-      if (!givenToken) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${token}`);
+      if ('tokens' in tokens) say(`${tokens.tokens.length} token${tokens.tokens.length === 1 ? '' : 's'} from --token-file, each a holder: ${holderNames(tokens.tokens)}`);
+      else if (!givenToken) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${tokens.token}`);
       await stopped;
       await serving.close();
     } else {
@@ -119,4 +164,9 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
 
 function isLoopbackHost(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function holderNames(tokens: readonly ServeToken[]): string {
+  const names = tokens.slice(0, 8).map((t) => t.name).join(', ');
+  return tokens.length > 8 ? `${names}, … (${tokens.length - 8} more)` : names;
 }

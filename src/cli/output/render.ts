@@ -73,6 +73,7 @@ function describeText(result: DescribeResult): string {
     if (result.returns) lines.push(`returns ${result.returns}`);
     if (result.annotations) lines.push(`annotations: ${JSON.stringify(result.annotations)}`);
     if (result.taskSupport) lines.push(`runs as a task (${result.taskSupport})`);
+    if (result.ui) lines.push(`MCP App: ${result.ui} (shown by an MCP Apps host; berry-mcp prints the text)`);
     if (result.inputSchema) lines.push('', 'Input schema:', JSON.stringify(result.inputSchema, null, 2));
     if (result.outputSchema) lines.push('', 'Output schema:', JSON.stringify(result.outputSchema, null, 2));
     return lines.join('\n');

@@ -23,3 +23,8 @@ export function cliWording(message: string): string {
 export function serverHint(name: string, configured: readonly string[]): string {
   return didYouMean(name, configured);
 }
+
+/** ` (a symlink: written to TARGET)` when an edit of `path` went to the file its symlinks lead to. */
+export function linkNote(path: string, written: string): string {
+  return written === path ? '' : ` (a symlink: written to ${written})`;
+}

@@ -86,7 +86,8 @@ export async function resolveTrusted(machine: Machine, path: string, context: Tr
     const changeable = dirInfo === undefined || canChange(dir, dirInfo, info, context);
     exposed ||= changeable;
     if (info.type === 'symlink') {
-      const target = info.linkTarget ?? '';
+      // Read even when refused: the message shows where it leads. A link that changes meanwhile is in a changeable place, refused anyway.
+      const target = await machine.readLink(here, signal).catch(() => '');
       if (changeable || !trustedOwner(info.uid, context) || ++links > MAX_LINKS || target === '') return { kind: 'untrusted-link', link: here, target, dir };
       if (target.startsWith('/')) resolved.length = 0;
       pending.unshift(...parts(target));

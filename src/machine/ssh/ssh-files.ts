@@ -76,17 +76,26 @@ export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: stri
   if (error && (await exists(sftp, path))) throw fileError(error, 'remove', path, identity);
 }
 
+export function sftpReadLink(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => sftp.readlink(path, (error, target) => (error ? reject(fileError(error, 'read the link', path, identity)) : resolve(target))));
+}
+
+export function sftpRealPath(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
+  return new Promise((resolve, reject) => sftp.realpath(path, (error, real) => (error ? reject(fileError(error, 'resolve', path, identity)) : resolve(real))));
+}
+
+export async function sftpChmod(sftp: SFTPWrapper, identity: string, path: string, mode: number): Promise<void> {
+  const error = await call((cb) => sftp.chmod(path, mode, cb));
+  if (error) throw fileError(error, 'chmod', path, identity);
+}
+
 const S_IFMT = 0o170000;
 const FILE_TYPES: Readonly<Record<number, FileInfo['type']>> = { 0o100000: 'file', 0o040000: 'directory', 0o120000: 'symlink' };
 
 export function sftpFileInfo(sftp: SFTPWrapper, identity: string, path: string, followLinks = false): Promise<FileInfo | undefined> {
   return new Promise((resolve, reject) =>
     (followLinks ? sftp.stat : sftp.lstat).call(sftp, path, (error, stats) => {
-      if (!error) {
-        const info = { type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 } as const;
-        if (info.type !== 'symlink') return resolve(info);
-        return sftp.readlink(path, (linkError, target) => (linkError ? reject(fileError(linkError, 'read the link', path, identity)) : resolve({ ...info, linkTarget: target })));
-      }
+      if (!error) return resolve({ type: FILE_TYPES[stats.mode & S_IFMT] ?? 'other', uid: stats.uid, mode: stats.mode & 0o7777 });
       const failure = fileError(error, 'stat', path, identity);
       // SFTP v3 says NO_SUCH_FILE for a missing path, also below a file that is not a directory.
       if ((failure as Error & { code?: string }).code === 'ENOENT') resolve(undefined);

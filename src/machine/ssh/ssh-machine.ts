@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Agent, Dispatcher } from 'undici';
 import { BerryError } from '../../common/errors.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../machine.js';
-import { remoteUserId, sftpFileInfo, sftpMkdir, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
+import { remoteUserId, sftpChmod, sftpFileInfo, sftpMkdir, sftpReadLink, sftpRealPath, sftpRename, sftpUnlink, sftpWriteFile } from './ssh-files.js';
 import { connectSsh, type HostKeyPin } from './ssh-connect.js';
 import { SshConnection } from './ssh-connection.js';
 import { createSshDispatcher } from './ssh-dispatcher.js';
@@ -97,6 +97,21 @@ export class SshMachine implements Machine {
   async unlink(path: string, signal?: AbortSignal): Promise<void> {
     const sftp = await (await this.#connection(signal)).sftp(signal);
     await abortable(sftpUnlink(sftp, this.identity, path), signal);
+  }
+
+  async readLink(path: string, signal?: AbortSignal): Promise<string> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    return abortable(sftpReadLink(sftp, this.identity, path), signal);
+  }
+
+  async realPath(path: string, signal?: AbortSignal): Promise<string> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    return abortable(sftpRealPath(sftp, this.identity, path), signal);
+  }
+
+  async chmod(path: string, mode: number, signal?: AbortSignal): Promise<void> {
+    const sftp = await (await this.#connection(signal)).sftp(signal);
+    await abortable(sftpChmod(sftp, this.identity, path, mode), signal);
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {

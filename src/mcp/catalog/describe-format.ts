@@ -8,6 +8,7 @@ import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool }
 import type { TaskSupport, ToolDescription } from '../contract.js';
 import { observedText, type Observation } from './observed-types/observation.js';
 import { summarize } from './summarize.js';
+import { uiResourceOf } from './app-visibility.js';
 import { compileSchema } from '../typings/compile-schema.js';
 import { normalizeTypingsOptions } from '../typings/generate-typings.js';
 
@@ -24,6 +25,7 @@ export async function describeTool(server: string, tool: Tool, withSchemas: bool
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', true);
   const returns = output === undefined && observed !== undefined ? observedText(observed) : undefined;
   const taskSupport = taskSupportOf(tool);
+  const ui = uiResourceOf(tool);
   return {
     server,
     name: tool.name,
@@ -34,6 +36,7 @@ export async function describeTool(server: string, tool: Tool, withSchemas: bool
     ...(returns === undefined ? {} : { returns }),
     ...(tool.annotations && Object.keys(tool.annotations).length > 0 ? { annotations: tool.annotations } : {}),
     ...(taskSupport ? { taskSupport } : {}),
+    ...(ui === undefined ? {} : { ui }),
     ...(withSchemas ? { inputSchema: tool.inputSchema, ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}) } : {}),
   };
 }
@@ -61,7 +64,7 @@ export function taskSupportOf(tool: Tool): TaskSupport | undefined {
   return support === 'optional' || support === 'required' ? support : undefined;
 }
 
-/** What matters before calling: may it write, and does it run as a task. */
+/** What matters before calling: may it write, does it run as a task, does an MCP App show its results. */
 function flagsOf(tool: Tool): string[] {
   const flags: string[] = [];
   const annotations = tool.annotations;
@@ -69,6 +72,7 @@ function flagsOf(tool: Tool): string[] {
   else if (annotations?.destructiveHint === true) flags.push('destructive');
   const task = taskSupportOf(tool);
   if (task) flags.push(`task ${task}`);
+  if (uiResourceOf(tool) !== undefined) flags.push('ui');
   return flags;
 }
 
