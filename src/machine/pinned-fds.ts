@@ -13,6 +13,7 @@ const O_PATH = 0o10000000;
 /** The open descriptors by pin, or why they could not all be opened where asked (none stay open). */
 export function openPins(pins: readonly PinnedPath[], command: string): { readonly fds: number[] } | { readonly error: Error } {
   const fds: number[] = [];
+  if (pins.length === 0) return { fds };
   try {
     if (process.platform !== 'linux') throw Object.assign(new Error('pinned paths need Linux (O_PATH, /proc)'), { code: 'ENOTSUP' });
     for (const pin of pins) {
