@@ -108,6 +108,33 @@ describe('attacks on confinement: the confined server against its next start, an
       assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
     });
 
+    it('racing the check: while another server flips a bind source between its directory and a link, no start mounts the host directory', async () => {
+      const shared = dir(join(root, 'racing'));
+      dir(join(shared, 'tools'));
+      writeFileSync(join(shared, 'tools', 'marker'), 'genuine\n');
+      const configPath = configFor({
+        flipper: spyEntry({ mode: 'on', rwBinds: [`${shared}:/shared`] }),
+        reader: spyEntry({ mode: 'on', roBinds: [`${join(shared, 'tools')}:/tools`] }),
+      });
+      const flipHost = hostOn(configPath);
+      await spy(flipHost, 'flipper', 'whoami');
+      let flipping = true;
+      const flipped = spy<{ flips: number }>(flipHost, 'flipper', 'flip', { path: '/shared/tools', target: secret, ms: 4000 }).finally(() => (flipping = false));
+      const seen: string[] = [];
+      while (flipping) {
+        const host = hostOn(configPath);
+        const outcome = await spy<{ text?: string; error?: string }>(host, 'reader', 'read', { path: '/tools/marker' }).then(
+          (answer) => answer.text ?? answer.error ?? '?',
+          (error: Error & { reason?: string; code?: string }) => error.reason ?? `${error.code}: ${error.message.slice(0, 160)}`,
+        );
+        seen.push(outcome);
+        await host.close();
+      }
+      assert.ok((await flipped).flips > 100, 'the flipper hardly ran');
+      assert.ok(!seen.includes(MARKER), `a start mounted the host directory: ${JSON.stringify(seen)}`);
+      assert.ok(seen.length >= 3, JSON.stringify(seen));
+    });
+
     it('the private-home variant: a bind source inside the server\'s own home', async () => {
       const privateHome = join(home, '.config/berry/mcp-homes/spy');
       dir(join(privateHome, 'plugins'));

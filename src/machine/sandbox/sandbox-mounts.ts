@@ -31,8 +31,6 @@ export interface PlannedMount {
 export interface MountPlan {
   readonly mounts: readonly PlannedMount[];
   readonly pins: readonly PinnedPath[];
-  readonly context: TrustContext;
-  readonly cache: InfoCache;
 }
 
 export interface MountInput {
@@ -72,7 +70,7 @@ export async function planMounts(input: MountInput, context: TrustContext, cache
     mounts.push({ ...mount, real: found.real, info: found.info, exposed: found.exposed, fd: undefined });
   }
   await checkMountPoints(input, mounts, context, cache);
-  return assignPins(input, mounts, context, cache);
+  return assignPins(input, mounts);
 }
 
 type WantedMount = Pick<PlannedMount, 'what' | 'source' | 'target' | 'writable' | 'role'>;
@@ -117,7 +115,7 @@ async function checkMountPoints(input: MountInput, mounts: readonly PlannedMount
 }
 
 /** Exposed mounts first: those are the ones a path could be swapped under; the rest while descriptors last. */
-function assignPins(input: MountInput, mounts: PlannedMount[], context: TrustContext, cache: InfoCache): MountPlan {
+function assignPins(input: MountInput, mounts: PlannedMount[]): MountPlan {
   const order = [...mounts.keys()].sort((a, b) => Number(mounts[b]!.exposed) - Number(mounts[a]!.exposed) || a - b);
   const slots = MAX_PINNED_FD - FIRST_PIN_FD + 1;
   const exposed = mounts.filter((mount) => mount.exposed).length;
@@ -133,7 +131,7 @@ function assignPins(input: MountInput, mounts: PlannedMount[], context: TrustCon
     mounts[index] = { ...mounts[index]!, fd };
     pins.push({ fd, path: mounts[index]!.real });
   }
-  return { mounts, pins, context, cache };
+  return { mounts, pins };
 }
 
 /** A rw mount that holds berry-mcp's own config and state (~/.config/berry) lets a server rewrite its own confinement. */
