@@ -18,7 +18,7 @@ export interface RootEntry {
 }
 
 export interface SandboxFacts {
-  /** Absolute path of bwrap on the machine; undefined when it is not on PATH. */
+  /** The bwrap the probe ran (found and trusted before: sandbox-bwrap.ts). */
   readonly bwrap: string | undefined;
   /** Absolute path of setpriv in the system directories; asked only when berry-mcp is root there. */
   readonly setpriv: string | undefined;
@@ -100,7 +100,8 @@ export async function probeSandbox(machine: Machine, bwrap: string, identity: Sa
     };
     probing.then(
       (found) => {
-        if (found.bwrap === undefined || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
+        const missing = found.bwrap === undefined || (identity === 'root' && found.setpriv === undefined);
+        if (missing || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
       },
       forget,
     );
