@@ -7,7 +7,8 @@
  * start), so the wrapper's own cost is measured apart: `node -e 0` through bwrap vs directly, with
  * the same environment.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type LocalMachine } from '../src/index.js';
 import { confineSpawnSpec, type SpawnSpec } from '../src/machine/index.js';
@@ -24,6 +25,8 @@ export default async function confinedStart(): Promise<Row[]> {
     return [missing(SECTION, 'confined start', 'skipped: bubblewrap (bwrap) is not installed')];
   }
   const { dir, remove } = tempDir('confined');
+  // As root a confined server is uid 65534, and the workspace (this directory) must let it in.
+  chmodSync(dir, 0o755);
   const configPath = writeConfig(dir, {
     plain: everythingEntry(),
     confined: { ...everythingEntry(), sandbox: { mode: 'on' } },
@@ -45,7 +48,7 @@ export default async function confinedStart(): Promise<Row[]> {
   try {
     const policy = { mode: 'on', network: true, workspace: 'ro', binds: [], envPass: [], home: join(home, 'private') } as const;
     const wrapped = await confineSpawnSpec(probed, 'bench', { command: NODE, args: ['-e', '0'], env: {}, cwd: dir }, policy);
-    const direct: SpawnSpec = { ...wrapped, command: NODE, args: ['-e', '0'] };
+    const direct: SpawnSpec = { ...wrapped, command: NODE, args: ['-e', '0'], pins: [] };
     const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
       plain: () => first('plain'),
       confined: () => first('confined'),
@@ -53,8 +56,8 @@ export default async function confinedStart(): Promise<Row[]> {
     });
     // Apart from the hosts: a server still exiting after a close must not slow these.
     const n = await alternate({ rounds: ROUNDS * 2, warmupRounds: 1 }, {
-      nodeDirect: () => timeExit(direct),
-      nodeWrapped: () => timeExit(wrapped),
+      nodeDirect: () => timeExit(probed, direct),
+      nodeWrapped: () => timeExit(probed, wrapped),
     });
     return [
       row(SECTION, 'unconfined: first list of server-everything (spawn + init + list)', 'ms', r.plain.samples),
@@ -72,13 +75,14 @@ export default async function confinedStart(): Promise<Row[]> {
   }
 }
 
-/** Spawn to exit of `spec` (its environment exactly). */
-function timeExit(spec: SpawnSpec): Promise<number> {
+/** Spawn to exit of `spec` (its environment exactly; its pinned mounts opened as a start opens them). */
+async function timeExit(machine: LocalMachine, spec: SpawnSpec): Promise<number> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: { ...spec.env }, stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${spec.command} exited with ${code}`))));
-  });
+  const child = await machine.spawn(spec);
+  child.stdin.end();
+  child.stdout.resume();
+  child.stderr.resume();
+  const exit = await child.exited;
+  if (exit.code !== 0) throw new Error(`${spec.command} exited with ${exit.code ?? exit.signal ?? exit.error?.message}`);
+  return performance.now() - started;
 }
-

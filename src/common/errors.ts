@@ -134,21 +134,37 @@ export class ServerStartError extends BerryError {
   }
 }
 
-/** Why a server that must run confined (`sandbox`) could not be. */
-export type SandboxUnavailableReason = 'bwrap-missing' | 'bind-missing' | 'namespace-refused';
+/**
+ * Why a server that must run confined (`sandbox`) could not be. `bind-symlink`: a mount's path
+ * passes through a symlink a confined server could have placed; `bind-permission`: as root, the
+ * unprivileged uid cannot use a mount (rw not writable, workspace not searchable);
+ * `bwrap-untrusted`: bwrap was found where a confined server could have replaced it.
+ */
+export type SandboxUnavailableReason =
+  | 'bwrap-missing'
+  | 'bind-missing'
+  | 'namespace-refused'
+  | 'setpriv-missing'
+  | 'bind-symlink'
+  | 'bind-permission'
+  | 'bwrap-untrusted'
+  | 'too-many-binds';
 
 /** A stdio server that must be confined and cannot be: it was not started (never unconfined). */
 export class SandboxUnavailableError extends BerryError {
   readonly server: string;
   readonly reason: SandboxUnavailableReason;
-  /** The bind source that does not exist (`bind-missing`). */
+  /** The path at fault: the missing bind source, the mount refused, the untrusted bwrap. */
   readonly path: string | undefined;
+  /** The symlink a mount's path passes through (`bind-symlink`). */
+  readonly symlink: string | undefined;
 
-  constructor(message: string, details: { server: string; reason: SandboxUnavailableReason; path?: string }) {
+  constructor(message: string, details: { server: string; reason: SandboxUnavailableReason; path?: string; symlink?: string }) {
     super('MCP_SANDBOX_UNAVAILABLE', message);
     this.server = details.server;
     this.reason = details.reason;
     this.path = details.path;
+    this.symlink = details.symlink;
   }
 }
 

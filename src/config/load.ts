@@ -10,6 +10,7 @@ import { formatJsonPath, memberPath } from './json-path.js';
 import { parseJson, type LocatedDuplicate, type ParsedJson } from './parse-json.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveEntry } from './resolve.js';
+import { shareWritablePlaces } from './resolve-sandbox.js';
 import type { Machine } from '../machine/index.js';
 import type { LoadConfigOptions, LoadedConfig, ServerSlot } from './types.js';
 import { validateEntry, validateTopLevel, type ValidEntry, type ValidHttpEntry } from './validate.js';
@@ -53,13 +54,15 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const loaded: LoadedConfig = {
     path,
     exists: true,
-    servers: parsed.slots.map((slot): ServerSlot => {
-      if ('status' in slot) return slot;
-      const resolution = resolveEntry(slot, context);
-      return resolution.ok
-        ? { name: slot.name, status: 'ok', config: resolution.config }
-        : { name: slot.name, status: 'error', error: resolution.error };
-    }),
+    servers: shareWritablePlaces(
+      parsed.slots.map((slot): ServerSlot => {
+        if ('status' in slot) return slot;
+        const resolution = resolveEntry(slot, context);
+        return resolution.ok
+          ? { name: slot.name, status: 'ok', config: resolution.config }
+          : { name: slot.name, status: 'error', error: resolution.error };
+      }),
+    ),
   };
   remember(parsed.resolved, key, loaded, MAX_RESOLVED_PER_TEXT);
   return loaded;

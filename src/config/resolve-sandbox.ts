@@ -9,6 +9,7 @@ import { resolveMachinePath } from './config-path.js';
 import { expandVars, type ExpandContext } from './expand-env.js';
 import { indexPath, memberPath } from './json-path.js';
 import type { Problem } from './problems.js';
+import type { ResolvedStdioConfig, ServerSlot } from './types.js';
 import type { ValidSandboxBlock } from './validate-sandbox.js';
 
 export interface SandboxContext {
@@ -77,4 +78,26 @@ function depth(path: string): number {
 function homeDirName(name: string): string {
   const encoded = encodeURIComponent(name);
   return /^\.+$/.test(encoded) ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+/**
+ * Gives each confined entry the rw mounts of the other confined entries of its config: places
+ * another confined server can write, where a symlink must not be trusted (sandbox-mounts.ts).
+ */
+export function shareWritablePlaces(servers: readonly ServerSlot[]): ServerSlot[] {
+  const placesOf = (config: ResolvedStdioConfig): string[] => {
+    const policy = config.sandbox;
+    if (!policy) return [];
+    return [...(policy.workspace === 'rw' ? [config.cwd] : []), ...policy.binds.filter((bind) => bind.writable).map((bind) => bind.source)];
+  };
+  const confined = servers.flatMap((slot) => (slot.status === 'ok' && slot.config.kind === 'stdio' && slot.config.sandbox ? [slot.config] : []));
+  if (confined.length < 2) return [...servers];
+  return servers.map((slot) => {
+    if (slot.status !== 'ok' || slot.config.kind !== 'stdio' || !slot.config.sandbox) return slot;
+    const own = slot.config;
+    const others = [...new Set(confined.filter((config) => config !== own).flatMap(placesOf))];
+    if (others.length === 0) return slot;
+    const sandbox = Object.freeze({ ...own.sandbox!, othersWritable: Object.freeze(others) });
+    return { ...slot, config: Object.freeze({ ...own, sandbox }) };
+  });
 }

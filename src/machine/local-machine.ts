@@ -3,8 +3,10 @@ import { chmod, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFil
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
+import { failedProcess } from './failed-process.js';
 import { loadUndici } from './lazy-modules.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
+import { closePins, openPins, pinnedStdio } from './pinned-fds.js';
 import { UnchangedFiles } from './unchanged-file.js';
 
 /** The machine berry-mcp itself runs on. */
@@ -75,14 +77,23 @@ export class LocalMachine implements Machine {
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
-    const child = spawnChild(spec.command, [...spec.args], {
-      cwd: spec.cwd,
-      env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
-      // A new session makes the child a process-group leader, so the whole group can be killed.
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
+    const pins = spec.pins ?? [];
+    const opened = openPins(pins, spec.command);
+    if ('error' in opened) return failedProcess(opened.error);
+    let child: ReturnType<typeof spawnChild>;
+    try {
+      child = spawnChild(spec.command, [...spec.args], {
+        cwd: spec.cwd,
+        env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
+        // A new session makes the child a process-group leader, so the whole group can be killed.
+        detached: true,
+        stdio: pinnedStdio(pins, opened.fds),
+        windowsHide: true,
+      });
+    } finally {
+      // The child holds its own copies from here on.
+      closePins(opened.fds);
+    }
     const exited = new Promise<ProcessExit>((resolve) => {
       child.once('error', (error) => resolve({ code: undefined, signal: undefined, error }));
       child.once('exit', (code, signal) =>
@@ -92,9 +103,10 @@ export class LocalMachine implements Machine {
     const pid = child.pid;
     return {
       pid,
-      stdin: child.stdin,
-      stdout: child.stdout,
-      stderr: child.stderr,
+      // The first three are pipes: never null.
+      stdin: child.stdin!,
+      stdout: child.stdout!,
+      stderr: child.stderr!,
       exited,
       killGroup(signal) {
         if (pid === undefined) return;

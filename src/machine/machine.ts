@@ -11,7 +11,24 @@ export interface SpawnSpec {
   readonly cwd: string;
   /** `env` is the whole environment: nothing of the machine's is inherited (a confined server). */
   readonly clearEnv?: boolean;
+  /**
+   * Paths opened by the machine before the command starts and handed to it as file descriptors
+   * (bubblewrap's `--bind-fd`). Each path must be free of symlinks: the start fails (the exit's
+   * `error`, code `EBINDMOVED`) when what was opened is not at that path any more.
+   */
+  readonly pins?: readonly PinnedPath[];
 }
+
+/** A path the command receives open, as descriptor `fd`. */
+export interface PinnedPath {
+  /** 3 to {@link MAX_PINNED_FD} (a POSIX shell names no higher descriptor), each used once. */
+  readonly fd: number;
+  /** Absolute, normalized, without symlinks. */
+  readonly path: string;
+}
+
+/** The highest descriptor a pin may use, on every machine (dash only knows 0–9). */
+export const MAX_PINNED_FD = 9;
 
 export interface ProcessExit {
   /**

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { launchScript, shQuote, SSH_LAUNCH_COMMAND } from '../../src/machine/ssh/ssh-process.js';
 
 /** Runs the launcher exactly as sshd would, through a local login shell, with the preamble on stdin. */
@@ -50,6 +53,36 @@ describe('ssh-process launcher (run locally)', () => {
     const noDir = await launchLocally('sh', launchScript({ command: 'true', args: [], env: {}, cwd: '/no/such/dir' }));
     assert.equal(noDir.code, 126);
     assert.match(noDir.stderr, /cannot change to working directory \/no\/such\/dir/);
+  });
+
+  for (const shell of ['sh', 'bash']) {
+    it(`opens pins at their descriptors, and refuses (124, before the exec mark) one that leads elsewhere (${shell})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'berry-launch-pins-'));
+      try {
+        mkdirSync(join(dir, 'real', 'sub'), { recursive: true });
+        symlinkSync(join(dir, 'real'), join(dir, 'link'));
+        const run = (path: string): ReturnType<typeof launchLocally> =>
+          launchLocally(shell, launchScript({ command: 'sh', args: ['-c', 'readlink /proc/self/fd/7; echo stderr-still-there >&2'], env: {}, cwd: '/', pins: [{ fd: 7, path }] }));
+        const pinned = await run(join(dir, 'real', 'sub'));
+        assert.equal(pinned.code, 0, pinned.stderr);
+        assert.equal(pinned.stdout.split('\n')[2], join(dir, 'real', 'sub'));
+        assert.match(pinned.stderr, /stderr-still-there/);
+        for (const path of [join(dir, 'link'), join(dir, 'link', 'sub'), join(dir, 'missing')]) {
+          const refused = await run(path);
+          assert.equal(refused.code, 124, refused.stderr);
+          assert.doesNotMatch(refused.stdout, /@berry-mcp exec/);
+          assert.ok(refused.stderr.includes(path), refused.stderr);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+
+  it('rejects a pin outside fds 3-9 or with a relative path', () => {
+    for (const pin of [{ fd: 2, path: '/tmp' }, { fd: 10, path: '/tmp' }, { fd: 3, path: 'tmp' }]) {
+      assert.throws(() => launchScript({ command: 'true', args: [], env: {}, cwd: '/', pins: [pin] }), { code: 'ERR_INVALID_ARG_VALUE' });
+    }
   });
 
   it('rejects environment names that are not identifiers', () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +13,26 @@ import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine } from '../../src/machine/index.js';
 import { FIXTURES_DIR, PROJECT_ROOT, sandboxSpyPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
+
+/** The host uid (and gid) confined servers run as when berry-mcp is root. */
+export const CONFINED_ID = 65534;
+
+/**
+ * A scratch directory under the checkout's .cache (a read-only system mount inside a sandbox, not
+ * the hidden /tmp). Mode 0755: as root, a confined server runs as uid 65534 and must be able to
+ * reach the mount points below it, as it reaches /root (a fresh directory) in real use.
+ */
+export function scratchDir(prefix: string): string {
+  mkdirSync(join(PROJECT_ROOT, '.cache'), { recursive: true });
+  const dir = mkdtempSync(join(PROJECT_ROOT, '.cache', prefix));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+/** As root: makes `path` the confined uid's, as the docs tell a root user to do for an rw mount. */
+export function giveToConfined(path: string): void {
+  if (process.getuid?.() === 0) chownSync(path, CONFINED_ID, CONFINED_ID);
+}
 
 /** bubblewrap is installed (CI installs it; elsewhere the suites skip). */
 export function hasBwrap(): boolean {

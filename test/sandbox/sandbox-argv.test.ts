@@ -29,8 +29,15 @@ const POLICY: SandboxPolicy = {
   home: '/home/u/.config/berry/mcp-homes/s',
 };
 
+type Mount = BwrapInput['mounts'][number];
+const HOME: Mount = { real: '/home/u/.config/berry/mcp-homes/s', target: '/home/u', writable: true, role: 'home', fd: undefined };
+const WORKSPACE: Mount = { real: '/srv/project', target: '/workspace', writable: false, role: 'workspace', fd: undefined };
+const DATA: Mount = { real: '/opt/tool', target: '/data', writable: false, role: 'bind', fd: undefined };
+
 function args(overrides: Partial<SandboxPolicy> = {}, input: Partial<BwrapInput> = {}): string[] {
-  return bwrapArgs({ facts: parseProbe(PROBE), policy: { ...POLICY, ...overrides }, realHome: '/home/u', cwd: '/srv/project', command: 'node', args: ['server.js', '--flag'], ...input });
+  const policy = { ...POLICY, ...overrides };
+  const mounts = input.mounts ?? [HOME, ...(policy.workspace === 'none' ? [] : [{ ...WORKSPACE, writable: policy.workspace === 'rw' }]), DATA];
+  return bwrapArgs({ facts: parseProbe(PROBE), policy, identity: { kind: 'user' }, realHome: '/home/u', cwd: '/srv/project', command: 'node', args: ['server.js', '--flag'], ...input, mounts });
 }
 
 /** The argument pairs/triples as one string each, for `includes` checks. */
@@ -69,7 +76,7 @@ describe('sandbox: the probe and the bwrap command line', () => {
     assert.ok(at(' --ro-bind /opt/tool /data ') > at(' --ro-bind /srv/project /workspace '));
     assert.deepEqual(list.slice(-6), ['--chdir', '/workspace', '--', 'node', 'server.js', '--flag']);
     assert.ok(joined(args({ workspace: 'rw' })).includes(' --bind /srv/project /workspace '));
-    assert.ok(joined(args({ binds: [{ source: '/var/cache/x', target: '/var/cache/x', writable: true }] })).includes(' --bind /var/cache/x /var/cache/x '));
+    assert.ok(joined(args({}, { mounts: [HOME, { real: '/var/cache/x', target: '/var/cache/x', writable: true, role: 'bind', fd: undefined }] })).includes(' --bind /var/cache/x /var/cache/x '));
   });
 
   it('network: false adds a network namespace; workspace "none" hides the working directory at its own path too', () => {
@@ -81,5 +88,23 @@ describe('sandbox: the probe and the bwrap command line', () => {
     // Inside the (hidden) home, or a top-level directory itself: nothing to hide, nothing to break.
     assert.ok(!joined(args({ workspace: 'none' }, { cwd: '/home/u/project' })).includes('--tmpfs /home/u/project'));
     assert.ok(!joined(args({ workspace: 'none' }, { cwd: '/srv' })).includes('--tmpfs /srv '));
+  });
+
+  it('as a user: a user namespace where the server is uid/gid 65534; as root: only what setpriv needs, then setpriv drops to 65534', () => {
+    const user = joined(args());
+    assert.ok(user.includes(' --unshare-user --uid 65534 --gid 65534 --cap-drop ALL '), user);
+    assert.ok(user.includes(' -- node server.js --flag '), user);
+    const root = args({}, { identity: { kind: 'root', setpriv: '/usr/bin/setpriv' } });
+    const text = joined(root);
+    assert.ok(!text.includes('--unshare-user'), 'as root a user namespace would map the server to host uid 0');
+    assert.ok(text.includes(' --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP --cap-add CAP_DAC_READ_SEARCH '), text);
+    assert.deepEqual(root.slice(root.indexOf('--') + 1), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', 'node', 'server.js', '--flag']);
+  });
+
+  it('a pinned mount is mounted from its descriptor, read-only or not', () => {
+    const text = joined(args({ workspace: 'rw' }, { mounts: [HOME, { ...WORKSPACE, writable: true, fd: 3 }, { ...DATA, fd: 4 }] }));
+    assert.ok(text.includes(' --bind-fd 3 /workspace '), text);
+    assert.ok(text.includes(' --ro-bind-fd 4 /data '), text);
+    assert.ok(!text.includes('/srv/project'), 'a pinned source must not be named by path too');
   });
 });

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpHost, type ListResult, type McpHost } from '../../src/mcp/index.js';
 import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
 import { runProcess } from '../support/processes.js';
 import { writeConfig } from '../support/write-config.js';
-import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, spy, startPong } from './helpers.js';
+import { CONFINED_ID, giveToConfined, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, scratchDir, spy, spyEntry, startPong, withTestBinds } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
@@ -33,14 +33,15 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       if (process.env.CI === 'true') throw new Error('bubblewrap (bwrap) is missing: apt-get install -y bubblewrap');
       this.skip();
     }
-    mkdirSync(join(PROJECT_ROOT, '.cache'), { recursive: true });
-    root = mkdtempSync(join(PROJECT_ROOT, '.cache', 'sandbox-'));
+    root = scratchDir('sandbox-');
     home = join(root, 'home');
     work = join(root, 'work');
     mkdirSync(join(home, '.ssh'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'id_test'), 'PRIVATE-KEY-MARKER\n');
     writeFileSync(join(home, 'notes.txt'), 'the real home\n');
     mkdirSync(work);
+    // The "rw" workspace must be writable by the confined uid when the tests run as root.
+    giveToConfined(work);
     writeFileSync(join(work, 'readme.txt'), 'hello from the workspace\n');
     pong = await startPong();
   });
@@ -152,6 +153,36 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     writeFileSync(configPath, JSON.stringify({ mcpServers: { spy: spyEntry({ mode: 'on', network: false }) } }));
     const after = await spy<{ status?: number }>(host, 'spy', 'fetch', { url: pong.url });
     assert.equal(after.status, undefined, 'still the old connection');
+  });
+
+  describe('as root: what uid 65534 may use is checked as that uid before the start', function () {
+    before(function () {
+      if (process.getuid?.() !== 0) this.skip();
+    });
+
+    it('group rights count (a directory of group 65534, mode 0770, is writable for it); a workspace it cannot enter is refused', async () => {
+      const shared = join(root, 'group-shared');
+      mkdirSync(shared);
+      chownSync(shared, 0, CONFINED_ID);
+      chmodSync(shared, 0o770);
+      const closed = join(root, 'closed-workspace');
+      mkdirSync(closed, { mode: 0o700 });
+      const { host } = hostFor({ group: spyEntry({ mode: 'on', rwBinds: [`${shared}:/shared`] }), closed: spyEntry({ mode: 'on' }, { cwd: closed }) });
+      assert.deepEqual(await spy(host, 'group', 'write', { path: '/shared/by-the-server', text: 'x' }), { ok: true });
+      assert.equal(statSync(join(shared, 'by-the-server')).uid, CONFINED_ID);
+      const error = await rejectsWith(host.call({ server: 'closed', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');
+      assert.equal((error as unknown as { reason: string }).reason, 'bind-permission');
+      assert.ok(error.message.includes(`chmod o+x ${closed}`), error.message);
+    });
+
+    it('a private home made by root (an earlier version) is handed to uid 65534 with everything in it', async () => {
+      const privateHome = join(home, '.config/berry/mcp-homes/legacy');
+      mkdirSync(join(privateHome, '.npm', '_cacache'), { recursive: true, mode: 0o700 });
+      writeFileSync(join(privateHome, '.npm', '_cacache', 'entry'), 'cached by root\n');
+      const { host } = hostFor({ legacy: spyEntry({ mode: 'on' }) });
+      assert.deepEqual(await spy(host, 'legacy', 'write', { path: join(home, '.npm', '_cacache', 'entry'), text: 'rewritten' }), { ok: true });
+      for (const path of [privateHome, join(privateHome, '.npm'), join(privateHome, '.npm', '_cacache', 'entry')]) assert.equal(statSync(path).uid, CONFINED_ID, path);
+    });
   });
 
   describe('fails closed: a server that must be confined and cannot be is not started', () => {

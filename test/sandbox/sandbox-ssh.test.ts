@@ -6,7 +6,7 @@ import { SshMachine } from '../../src/machine/index.js';
 import { filesystemPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
-import { spyEntry, withTestBinds, hasBwrap, pidsWithMarker, rejectsWith, spy } from './helpers.js';
+import { CONFINED_ID, hasBwrap, pidsWithMarker, rejectsWith, spy, spyEntry, withTestBinds } from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved there', function () {
@@ -88,11 +88,37 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     assert.deepEqual([env[REMOTE_ENV.name], env.ENTRY_VAR, env.HOME], [REMOTE_ENV.value, 'entry-value', sshd.homeDir]);
     assert.deepEqual(await spy(host, 'spy', 'read', { path: join(sshd.homeDir, 'secret-marker') }), { error: 'ENOENT' });
     assert.deepEqual(await spy(host, 'spy', 'read', { path: '/data/file.txt' }), { text: 'remote data\n' });
+    // An unprivileged login: uid 65534 inside a user namespace, the login's uid on the remote host.
     const who = await spy<{ pid: number; uid: number; cwd: string }>(host, 'spy', 'whoami');
-    assert.deepEqual([who.uid, who.cwd], [owner.uid, '/workspace']);
+    assert.deepEqual([who.uid, who.cwd], [CONFINED_ID, '/workspace']);
     assert.ok(who.pid < 10, `pid ${who.pid} is not from a fresh PID namespace`);
     assert.deepEqual(await spy(host, 'spy', 'write', { path: join(sshd.homeDir, 'token'), text: 'kept' }), { ok: true });
-    assert.equal(statSync(join(homesDir(), 'spy', 'token')).isFile(), true, 'the private home lives on the remote machine');
+    const token = statSync(join(homesDir(), 'spy', 'token'));
+    assert.equal(token.isFile(), true, 'the private home lives on the remote machine');
+    assert.equal(token.uid, owner.uid);
+  });
+
+  it('a link one confined server swapped into its rw bind is refused at the next start of another (remote walk, remote pins)', async () => {
+    const rw = join(sshd.homeDir, 'sandbox-rw');
+    const secret = join(sshd.homeDir, 'sandbox-secret');
+    for (const dir of [rw, join(rw, 'tools'), secret]) {
+      mkdirSync(dir, { recursive: true });
+      chownSync(dir, owner.uid, owner.gid);
+    }
+    writeRemote(join(rw, 'tools', 'tool.txt'), 'a tool\n');
+    writeRemote(join(secret, 'marker'), 'remote secret\n');
+    const servers = { writer: spyEntry({ mode: 'on', rwBinds: ['~/sandbox-rw:/rw'] }), reader: spyEntry({ mode: 'on', roBinds: ['~/sandbox-rw/tools:/tools'] }) };
+    const first = hostFor(servers);
+    // The reader's bind lies in the writer's rw mount: it is pinned (an fd opened by the remote shell).
+    assert.deepEqual(await spy(first, 'reader', 'read', { path: '/tools/tool.txt' }), { text: 'a tool\n' });
+    assert.ok(processTable().some((row) => / --ro-bind-fd \d \/tools /.test(` ${row.cmdline} `)), 'the reader was not mounted from a pinned descriptor');
+    assert.deepEqual(await spy(first, 'writer', 'swap', { path: '/rw/tools', target: secret }), { ok: true });
+    await first.close();
+    const error = await rejectsWith(hostFor(servers).call({ server: 'reader', tool: 'read', arguments: { path: '/tools/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
+    assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
+    assert.ok(error.message.includes(`${sshd.username}@`), error.message);
+    rmSync(rw, { recursive: true, force: true });
+    rmSync(secret, { recursive: true, force: true });
   });
 
   it('network: false cannot reach the remote loopback HTTP server that answers it otherwise; no signal reaches a remote sibling', async () => {

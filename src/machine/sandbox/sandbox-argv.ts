@@ -1,16 +1,22 @@
 /**
- * The bubblewrap command line of a confined server, from the machine's facts and the entry's
- * policy. The system directories are mounted read-only one by one into an empty root; the real
- * home, /tmp and /run are left out (tokens, keys, agent sockets), the private home takes the
- * real home's place, and the workspace appears at /workspace.
+ * The bubblewrap command line of a confined server, from the machine's facts, the entry's policy
+ * and the start's checked mounts. The system directories are mounted read-only one by one into an
+ * empty root; the real home, /tmp and /run are left out (tokens, keys, agent sockets), the private
+ * home takes the real home's place, and the workspace appears at /workspace. A mount with a
+ * descriptor is mounted from it (`--bind-fd`): what was checked, not what its path names by then.
  */
 import * as posix from 'node:path/posix';
+import { commandPrefix, identityArgs, type SandboxIdentity } from './sandbox-identity.js';
+import type { PlannedMount } from './sandbox-mounts.js';
 import { NAMESPACE_ARGS, type SandboxFacts } from './sandbox-probe.js';
 import { SANDBOX_WORKSPACE, type SandboxPolicy } from './sandbox-policy.js';
 
 export interface BwrapInput {
   readonly facts: SandboxFacts;
-  readonly policy: SandboxPolicy;
+  readonly policy: Pick<SandboxPolicy, 'network' | 'workspace'>;
+  readonly identity: SandboxIdentity;
+  /** In order: the private home, the workspace (unless `none`), the binds. */
+  readonly mounts: readonly Pick<PlannedMount, 'real' | 'target' | 'writable' | 'role' | 'fd'>[];
   /** The user's home on the machine: the private home is mounted there (HOME keeps its value). */
   readonly realHome: string;
   /** The entry's working directory on the machine. */
@@ -25,8 +31,8 @@ const HIDDEN = new Set(['/home', '/root', '/tmp', '/run', '/proc', '/dev', '/los
 /** The arguments after `bwrap` (the command and its arguments at the end, after `--`). */
 export function bwrapArgs(input: BwrapInput): string[] {
   const { facts, policy, realHome, cwd } = input;
-  // No capabilities even for root, whose bwrap would otherwise keep them (and could remount /).
-  const out = ['--die-with-parent', ...NAMESPACE_ARGS, '--cap-drop', 'ALL'];
+  // The server keeps no capability, as root neither (it could remount /): sandbox-identity.ts.
+  const out = ['--die-with-parent', ...NAMESPACE_ARGS, ...identityArgs(input.identity.kind)];
   if (!policy.network) out.push('--unshare-net');
   for (const entry of facts.roots) {
     if (entry.kind === 'link') out.push('--symlink', entry.target ?? '', entry.path);
@@ -36,18 +42,20 @@ export function bwrapArgs(input: BwrapInput): string[] {
   // systemd-resolved systems point /etc/resolv.conf into /run.
   if (facts.present.has('/run/systemd/resolve')) out.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (facts.present.has('/var/tmp')) out.push('--tmpfs', '/var/tmp');
-  out.push('--bind', policy.home, realHome);
   let chdir = realHome;
-  if (policy.workspace !== 'none') {
-    out.push(policy.workspace === 'rw' ? '--bind' : '--ro-bind', cwd, SANDBOX_WORKSPACE);
-    chdir = SANDBOX_WORKSPACE;
-  } else if (visibleAt(cwd, realHome)) {
-    // `none` hides the working directory at its own path too, not only at /workspace.
-    out.push('--tmpfs', cwd);
+  for (const mount of input.mounts) {
+    out.push(...mountArgs(mount));
+    if (mount.role === 'workspace') chdir = SANDBOX_WORKSPACE;
+    // `none` hides the working directory at its own path too, not only at /workspace (binds come after).
+    if (mount.role === 'home' && policy.workspace === 'none' && visibleAt(cwd, realHome)) out.push('--tmpfs', cwd);
   }
-  for (const bind of policy.binds) out.push(bind.writable ? '--bind' : '--ro-bind', bind.source, bind.target);
-  out.push('--chdir', chdir, '--', input.command, ...input.args);
+  out.push('--chdir', chdir, '--', ...commandPrefix(input.identity), input.command, ...input.args);
   return out;
+}
+
+function mountArgs(mount: BwrapInput['mounts'][number]): string[] {
+  if (mount.fd !== undefined) return [mount.writable ? '--bind-fd' : '--ro-bind-fd', String(mount.fd), mount.target];
+  return [mount.writable ? '--bind' : '--ro-bind', mount.real, mount.target];
 }
 
 /** True when `path` would show through a read-only system mount (and is not a system directory itself). */

@@ -25,7 +25,19 @@ export interface SandboxPolicy {
   readonly envPass: readonly string[];
   /** The private, persistent HOME on the target machine (`~/.config/berry/mcp-homes/<name>`). */
   readonly home: string;
+  /**
+   * The rw mounts (working directory, rwBinds) of the other confined entries of the same config:
+   * places another confined server can write. Not part of the connection key.
+   */
+  readonly othersWritable?: readonly string[];
 }
+
+/**
+ * The host uid and gid a confined server runs as when berry-mcp is root (nobody/nogroup): it owns
+ * nothing. As an ordinary user the server keeps the user's host uid and is this uid inside its
+ * user namespace.
+ */
+export const CONFINED_ID = 65534;
 
 /** Where a server's private home lives, relative to the machine's home directory. */
 export const SANDBOX_HOMES_DIR = '.config/berry/mcp-homes';

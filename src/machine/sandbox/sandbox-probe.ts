@@ -1,11 +1,13 @@
 /**
  * What bubblewrap needs to know about a target machine, found once per machine lifetime (and
- * PATH; a machine where bwrap is missing or refused is asked again after 30 s): where bwrap is, whether the kernel lets it create the namespaces, and the top level of
- * the file system (mounted one entry at a time, so that /workspace can be created in the root).
+ * bwrap; a machine where it is refused is asked again after 30 s): whether the kernel lets it
+ * create the namespaces (as the server's identity), setpriv for root, and the top level of the
+ * file system (mounted one entry at a time, so that /workspace can be created in the root).
  */
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../machine.js';
 import { abortable } from '../../common/abort.js';
+import { DROP_ARGS, identityArgs, type SandboxIdentity } from './sandbox-identity.js';
 
 export interface RootEntry {
   /** Absolute path, e.g. `/usr`. */
@@ -16,8 +18,10 @@ export interface RootEntry {
 }
 
 export interface SandboxFacts {
-  /** Absolute path of bwrap on the machine; undefined when it is not on PATH. */
+  /** The bwrap the probe ran (found and trusted before: sandbox-bwrap.ts). */
   readonly bwrap: string | undefined;
+  /** Absolute path of setpriv in the system directories; asked only when berry-mcp is root there. */
+  readonly setpriv: string | undefined;
   /** bwrap's own words when it could not create the PID/IPC/UTS namespaces; undefined when it could. */
   readonly refused: string | undefined;
   /** The same with a network namespace too (`network: false`). */
@@ -33,20 +37,28 @@ const PROBE_TIMEOUT_MS = 10_000;
 /** A machine without a usable bwrap is asked again after this long (someone may install it). */
 const NEGATIVE_TTL_MS = 30_000;
 const MAX_PROBE_OUTPUT = 64 * 1024;
-const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} --cap-drop ALL --die-with-parent`;
+const TRY = `--ro-bind / / --proc /proc --dev /dev ${NAMESPACE_ARGS.join(' ')} --die-with-parent`;
+/** setpriv is looked up in the system directories only: those are what a sandbox mounts, read-only. */
+const SYSTEM_PATH = '/usr/sbin:/usr/bin:/sbin:/bin';
 
-// No user data in the script: it travels as an argument of `sh -c`. $1 is the server's PATH,
-// where bwrap is looked up; the probe's own tools come from the machine's PATH.
+// No user data in the script: it travels as an argument of `sh -c`. $1 is bwrap, found on the
+// server's PATH and trusted before anything runs it (sandbox-bwrap.ts); $2 is "root" or "user"
+// (sandbox-identity.ts): as root the probe runs exactly the drop to uid 65534 a server gets.
+// The probe's own tools come from the machine's PATH.
 const PROBE_SCRIPT = [
-  'b=$(PATH=$1; command -v bwrap 2>/dev/null) || b=',
+  'b=$1',
   `printf 'bwrap\\t%s\\n' "$b"`,
+  's=',
+  `if [ "$2" = root ]; then s=$(PATH=${SYSTEM_PATH}; command -v setpriv 2>/dev/null) || s=; printf 'setpriv\\t%s\\n' "$s"; fi`,
   'for f in /* /.[!.]*; do',
   `  if [ -L "$f" ]; then printf 'link\\t%s\\t%s\\n' "$f" "$(readlink "$f")"; elif [ -d "$f" ]; then printf 'dir\\t%s\\n' "$f"; fi`,
   'done',
   `for d in /var/tmp /run/systemd/resolve; do [ -d "$d" ] && printf 'has\\t%s\\n' "$d"; done`,
-  'if [ -n "$b" ]; then',
-  `  e=$("$b" ${TRY} true 2>&1 </dev/null); printf 'ns\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
-  `  e=$("$b" ${TRY} --unshare-net true 2>&1 </dev/null); printf 'net\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
+  `try() { if [ "$mode" = root ]; then "$b" ${TRY} ${identityArgs('root').join(' ')} "$@" -- "$s" ${DROP_ARGS.join(' ')} true; else "$b" ${TRY} ${identityArgs('user').join(' ')} "$@" -- true; fi; }`,
+  'mode=$2',
+  'if [ -n "$b" ] && { [ "$mode" != root ] || [ -n "$s" ]; }; then',
+  `  e=$(try 2>&1 </dev/null); printf 'ns\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
+  `  e=$(try --unshare-net 2>&1 </dev/null); printf 'net\\t%s\\t%s\\n' "$?" "$(printf %s "$e" | tr '\\n' ' ' | cut -c1-400)"`,
   'fi',
 ].join('\n');
 
@@ -70,21 +82,26 @@ async function cacheOf(machine: Machine, signal: AbortSignal | undefined): Promi
   return cache;
 }
 
-/** The facts for bwrap found on `path` (the PATH the server would get). Shared by concurrent starts. */
-export async function probeSandbox(machine: Machine, path: string, signal?: AbortSignal): Promise<SandboxFacts> {
+/**
+ * The facts for `bwrap` (an absolute path, already trusted), for a server confined as `identity`
+ * (root drops to uid 65534, a user gets a user namespace). Shared by concurrent starts.
+ */
+export async function probeSandbox(machine: Machine, bwrap: string, identity: SandboxIdentity['kind'], signal?: AbortSignal): Promise<SandboxFacts> {
   const cache = await cacheOf(machine, signal);
-  let facts = cache.facts.get(path);
+  const key = `${identity}\0${bwrap}`;
+  let facts = cache.facts.get(key);
   if (!facts) {
     // Runs to the end under its own deadline: one caller's abort must not fail the others.
-    const probing = runProbe(machine, path);
+    const probing = runProbe(machine, bwrap, identity);
     facts = probing;
-    cache.facts.set(path, probing);
+    cache.facts.set(key, probing);
     const forget = (): void => {
-      if (cache.facts.get(path) === probing) cache.facts.delete(path);
+      if (cache.facts.get(key) === probing) cache.facts.delete(key);
     };
     probing.then(
       (found) => {
-        if (found.bwrap === undefined || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
+        const missing = found.bwrap === undefined || (identity === 'root' && found.setpriv === undefined);
+        if (missing || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
       },
       forget,
     );
@@ -100,8 +117,8 @@ export async function ensureHome(machine: Machine, home: string, signal?: AbortS
   cache.homes.add(home);
 }
 
-async function runProbe(machine: Machine, path: string): Promise<SandboxFacts> {
-  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', path], env: {}, cwd: '/' });
+async function runProbe(machine: Machine, bwrap: string, identity: SandboxIdentity['kind']): Promise<SandboxFacts> {
+  const child = await machine.spawn({ command: '/bin/sh', args: ['-c', PROBE_SCRIPT, 'sh', bwrap, identity], env: {}, cwd: '/' });
   child.stdin.on('error', () => {});
   child.stdin.end();
   child.stderr.resume();
@@ -122,6 +139,7 @@ async function runProbe(machine: Machine, path: string): Promise<SandboxFacts> {
 /** Reads the probe's tab-separated lines. */
 export function parseProbe(output: string): SandboxFacts {
   let bwrap: string | undefined;
+  let setpriv: string | undefined;
   let refused: string | undefined = 'bwrap was not run';
   let netRefused: string | undefined = 'bwrap was not run';
   const roots: RootEntry[] = [];
@@ -129,11 +147,12 @@ export function parseProbe(output: string): SandboxFacts {
   for (const line of output.split('\n')) {
     const [tag, first = '', second = ''] = line.split('\t');
     if (tag === 'bwrap') bwrap = first.startsWith('/') ? first : undefined;
+    else if (tag === 'setpriv') setpriv = first.startsWith('/') ? first : undefined;
     else if (tag === 'dir' && first.startsWith('/')) roots.push({ path: first, kind: 'dir' });
     else if (tag === 'link' && first.startsWith('/') && second !== '') roots.push({ path: first, kind: 'link', target: second });
     else if (tag === 'has') present.add(first);
     else if (tag === 'ns') refused = first === '0' ? undefined : second.trim() || `bwrap exited with code ${first}`;
     else if (tag === 'net') netRefused = first === '0' ? undefined : second.trim() || `bwrap exited with code ${first}`;
   }
-  return { bwrap, refused, netRefused, roots, present };
+  return { bwrap, setpriv, refused, netRefused, roots, present };
 }

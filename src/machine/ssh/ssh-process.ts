@@ -1,7 +1,8 @@
-import { PassThrough, Readable, Transform, Writable, type TransformCallback } from 'node:stream';
+import { Transform, Writable, type Readable, type TransformCallback } from 'node:stream';
 import type { ClientChannel } from 'ssh2';
 import { isBerryError } from '../../common/errors.js';
-import type { MachineProcess, ProcessExit, SpawnSpec } from '../machine.js';
+import { failedProcess } from '../failed-process.js';
+import { MAX_PINNED_FD, type MachineProcess, type ProcessExit, type SpawnSpec } from '../machine.js';
 import type { SshConnection } from './ssh-connection.js';
 
 const PGID_MARK = '@berry-mcp pgid ';
@@ -22,6 +23,7 @@ export const SSH_LAUNCH_COMMAND = `exec sh -c '${BOOTSTRAP}'`;
 
 /** Exit codes of the preamble, told apart from the command's own by the missing exec mark. */
 const STARTUP_FAILURES: Readonly<Record<number, { code: string; what: string }>> = {
+  124: { code: 'EBINDMOVED', what: 'a mount source changed while it was starting (or could not be opened); nothing was mounted' },
   125: { code: 'EPROTO', what: 'the launcher did not receive its script' },
   126: { code: 'ENOENT', what: 'the working directory does not exist or is not accessible' },
   127: { code: 'ENOENT', what: 'the command was not found on the remote PATH' },
@@ -63,12 +65,32 @@ export function launchScript(spec: SpawnSpec): string {
   lines.push(`cd ${shQuote(spec.cwd)} 2>/dev/null || ${fail(`cannot change to working directory ${spec.cwd}`, 126)}`);
   // cd exported them: a cleared environment stays exactly `env`.
   if (spec.clearEnv) lines.push('command unset OLDPWD PWD 2>/dev/null');
+  lines.push(...pinLines(spec, fail));
   lines.push(`command -v ${shQuote(spec.command)} >/dev/null 2>&1 || ${fail(`command not found: ${spec.command}`, 127)}`);
   lines.push(`printf '%s\\n' ${shQuote(EXEC_MARK)}`);
   lines.push(`exec ${[spec.command, ...spec.args].map(shQuote).join(' ')}`);
   const script = `${lines.join('\n')}\n`;
   const count = script.split('\n').length - 1;
   return `${count}\n${script}`;
+}
+
+/**
+ * Opens each pin at its descriptor (`command` keeps a failed redirection from ending the shell)
+ * and checks that the kernel's name for what was opened is the path itself: a symlink swapped in
+ * since the check sent the open elsewhere. A FIFO swapped in blocks the open until the start times out.
+ */
+function pinLines(spec: SpawnSpec, fail: (message: string, code: number) => string): string[] {
+  return (spec.pins ?? []).flatMap(({ fd, path }) => {
+    if (!Number.isInteger(fd) || fd < 3 || fd > MAX_PINNED_FD || path.includes('\0') || !path.startsWith('/')) {
+      throw Object.assign(new Error(`Invalid pin ${fd} ${JSON.stringify(path)}`), { code: 'ERR_INVALID_ARG_VALUE' });
+    }
+    const quoted = shQuote(path);
+    return [
+      // Braces: a redirection on `exec` itself would silence the shell's stderr for good.
+      `{ command exec ${fd}<${quoted}; } 2>/dev/null || ${fail(`cannot open the mount source ${path}`, 124)}`,
+      `[ "$(readlink /proc/self/fd/${fd} 2>/dev/null)" = ${quoted} ] || ${fail(`the mount source ${path} changed while the server was starting; nothing was mounted`, 124)}`,
+    ];
+  });
 }
 
 /** Starts `spec` over a new exec channel of `connection`. */
@@ -211,25 +233,4 @@ function lostError(connection: SshConnection, spec: SpawnSpec): Error {
   return Object.assign(new Error(`The SSH connection to ${connection.identity} closed while ${spec.command} was running`), {
     code: 'ECONNRESET',
   });
-}
-
-function failedProcess(error: Error): MachineProcess {
-  const ended = (): Readable => {
-    const stream = new PassThrough();
-    stream.end();
-    return stream;
-  };
-  const stdin = new Writable({
-    write(_chunk, _encoding, callback) {
-      callback(Object.assign(new Error('write EPIPE: the process never started'), { code: 'EPIPE' }));
-    },
-  });
-  return {
-    pid: undefined,
-    stdin,
-    stdout: ended(),
-    stderr: ended(),
-    exited: Promise.resolve({ code: undefined, signal: undefined, error }),
-    killGroup: () => {},
-  };
 }
