@@ -1,9 +1,10 @@
-// No false refusal: the argument check refuses only what is certainly wrong. The corpus is real
+// No false refusal. The argument check refuses only what is certainly wrong: the corpus is real
 // servers' tools, served exactly as they listed them (typed-server.mjs --tools-from): Playwright
 // MCP 0.0.83, the conformance suite's http-custom-headers with its own arguments, and the
 // reference servers listed live; every call a model writes from those schemas must reach the
 // server. Then the attacks on the loosened check: the cheapest ways to get a certainly wrong call
-// past it, or to make a hostile schema hurt the host.
+// past it, or to make a hostile schema hurt the host. The OAuth issuer check takes the same-origin
+// issuer of the 2025-03-26 fallback: the attacks are the cheapest issuers that are not that.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -15,6 +16,7 @@ import { ArgumentChecker } from '../../src/mcp/operations/argument-check.js';
 import { everythingPath, filesystemPath, FIXTURES_DIR, memoryPath, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 import { writeConfig } from '../support/write-config.js';
+import { faultSuite } from '../auth/fault-suite.js';
 
 type Schema = Record<string, unknown>;
 interface Listed {
@@ -226,4 +228,30 @@ describe('adversarial: the loosened argument check still refuses what is certain
     assert.equal(await verdict(wide, { r2: 3 }), 'arguments.r2: expected string, got 3 (number)');
     assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
   });
+});
+
+describe('adversarial: the 2025-03-26 issuer fallback takes the server\'s own origin only', function () {
+  this.timeout(60_000);
+  const suite = faultSuite('berry-adv-issuer-');
+  const signIn = (): Promise<unknown> => suite.hosts.open(suite.configPath, suite.freshTokenDir()).host.call({ server: 'docs', tool: 'whoami' });
+  const cases: [string, string, RegExp][] = [
+    ['another origin', 'prm=none&issuer=wrong', /names the issuer "http:\/\/other-issuer\.example\/", which is not on that origin/],
+    ['https for an http origin', 'prm=none&issuer=https', /names the issuer "https:\/\/127\.0\.0\.1:\d+\/oauth", which is not on that origin/],
+    ['the origin as user info before another host', 'prm=none&issuer=userinfo', /names the issuer "http:\/\/127\.0\.0\.1:\d+@other-issuer\.example\/oauth", which is not on that origin/],
+    ['a path where the protected-resource metadata named the origin', 'issuer=path', /fetched for http:\/\/127\.0\.0\.1:\d+\/ names the issuer "http:\/\/127\.0\.0\.1:\d+\/oauth" \(RFC 8414/],
+  ];
+  for (const [what, fault, message] of cases) {
+    it(`refuses ${what} before anything is registered`, async () => {
+      await suite.fault(fault);
+      const before = await suite.fixture.stats();
+      await assert.rejects(signIn(), (error: unknown) => {
+        assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_ISSUER_MISMATCH', String(error));
+        assert.match(error.message, message);
+        return true;
+      });
+      const after = await suite.fixture.stats();
+      assert.equal(after.registrations, before.registrations, 'nothing registered with it');
+      assert.equal(after.authorizations, before.authorizations);
+    });
+  }
 });

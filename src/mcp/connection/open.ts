@@ -77,7 +77,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
           headers: config.headers,
           onEventStream: () => eventStreamSettled(),
           onServerRequest: (id, related) => owners.relate(id, related),
-          ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+          // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
+          ...(session ? { authProvider: session, providerChecksIssuer: true, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
         }) };
   const transport = wire.transport;
   const plan = eraPlan(config.protocol, config.initTimeoutMs);

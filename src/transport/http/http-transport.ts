@@ -40,6 +40,8 @@ export interface HttpTransportOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** OAuth for servers that answer 401 (the SDK runs the flow); without it a 401 fails the request. */
   readonly authProvider?: OAuthClientProvider | undefined;
+  /** The provider checks the metadata's issuer itself (in `saveDiscoveryState`): the SDK's check is off. */
+  readonly providerChecksIssuer?: boolean | undefined;
   /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
   readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
   /** Called once the standalone GET event stream is open, refused or not coming (see createMcpFetch). */
@@ -61,7 +63,7 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
       ...(options.onServerRequest ? { onServerRequest: options.onServerRequest } : {}),
     }),
     requestInit: { headers: { ...options.headers } },
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider, skipIssuerMetadataValidation: options.providerChecksIssuer === true } : {}),
     // Response streams are resumed by createMcpFetch, bounded, failing the call when they cannot be;
     // the SDK's own reconnection stays off so the two never race (the standalone GET stream is not
     // resumed: server notifications sent while it is down are lost).
