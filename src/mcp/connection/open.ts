@@ -4,7 +4,7 @@
  * 2025 era) a short wait for the GET event stream. A failed start is described by its cause (exit,
  * stderr, timeout, status, the revisions each side speaks).
  */
-import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { createRedactor, type ResolvedServerConfig } from '../../config/index.js';
 import { CancelledError, ServerStartError, type BerryError } from '../../common/errors.js';
 import { MachineStdioTransport, createHttpTransport, HttpStatusError, type StdioDiagnostics } from '../../transport/index.js';
@@ -24,7 +24,7 @@ import { finishSignIn } from './requests.js';
 import { tooLargeError } from './stdio-failure.js';
 import type { Wire } from './wire.js';
 import { eraPlan, type EraSlot } from './era.js';
-import { mapRevisionError } from './revision-errors.js';
+import { carriesRpcError, mapRevisionError } from './revision-errors.js';
 import { listenForChanges } from './listen-stream.js';
 import { isTappedProgressNoise, tapTaskProgress } from './task-progress.js';
 
@@ -63,6 +63,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   let eventStreamSettled: () => void = () => {};
   const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
   const owners = new RequestOwners(options.onElicitation);
+  // The last error status the SDK read itself (2026-07-28 wire): an era probe answered with an error page.
+  let modernStatus: HttpStatusError | undefined;
   const wire: Wire =
     config.kind === 'stdio'
       ? stdioWire(new MachineStdioTransport({
@@ -77,6 +79,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
           headers: config.headers,
           onEventStream: () => eventStreamSettled(),
           onServerRequest: (id, related) => owners.relate(id, related),
+          onModernErrorStatus: (error) => (modernStatus = error),
           // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
           ...(session ? { authProvider: session, providerChecksIssuer: true, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
         }) };
@@ -144,7 +147,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
       } else {
       const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
       // Describe the failure before closing: our own kill must not read as the cause.
-      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut);
+      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut, modernStatus);
       await connection.close('initialization failed');
       throw failure;
     }
@@ -203,11 +206,17 @@ function stdioWire(transport: MachineStdioTransport): Wire {
   return { kind: 'stdio', transport, diagnostics: transport.diagnostics() };
 }
 
-/** Why a server failed to start, described before its transport is closed (our own kill must not read as the cause). */
-function startError(connection: ServerConnection, failure: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
+/**
+ * Why a server failed to start, described before its transport is closed (our own kill must not
+ * read as the cause). `modernStatus`: the last error status of the 2026-07-28 wire.
+ */
+function startError(connection: ServerConnection, failure: unknown, started: number, aborted: boolean, timedOut: boolean, modernStatus: HttpStatusError | undefined): BerryError {
   const { config, redact } = connection;
-  // A probe that failed for a reason of its own (refused, reset, an HTTP status) is described by it.
-  const error = failure instanceof SdkError && failure.code === SdkErrorCode.EraNegotiationFailed && failure.cause !== undefined ? failure.cause : failure;
+  const negotiation = failure instanceof SdkError && failure.code === SdkErrorCode.EraNegotiationFailed;
+  // A probe that failed for a reason of its own (refused, reset, an HTTP status) is described by it;
+  // one the SDK read as "no 2026-07-28 here" from an error page (a pinned entry) by that status.
+  const errorPage = negotiation && failure.cause === undefined && !(failure instanceof SdkHttpError) && modernStatus !== undefined && !carriesRpcError(modernStatus);
+  const error = errorPage ? modernStatus : negotiation && failure.cause !== undefined ? failure.cause : failure;
   const durationMs = Date.now() - started;
   if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
   if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, redact);

@@ -4,6 +4,7 @@ import { loadUndici } from '../../machine/lazy-modules.js';
 import type { Machine } from '../../machine/machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
 import type { JsonRpcId } from './resumable-stream.js';
+import type { HttpStatusError } from './http-status-error.js';
 import { settlesWithin } from '../../common/abort.js';
 
 /**
@@ -48,6 +49,8 @@ export interface HttpTransportOptions {
   readonly onEventStream?: () => void;
   /** A server request arrived on the response stream of our requests `related` (see createMcpFetch). */
   readonly onServerRequest?: (id: JsonRpcId, related: readonly JsonRpcId[]) => void;
+  /** An error status the SDK reads itself, on the 2026-07-28 wire (see createMcpFetch). */
+  readonly onModernErrorStatus?: (error: HttpStatusError) => void;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
@@ -61,6 +64,7 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
       resume: RESUME,
       ...(options.onEventStream ? { onEventStream: options.onEventStream } : {}),
       ...(options.onServerRequest ? { onServerRequest: options.onServerRequest } : {}),
+      ...(options.onModernErrorStatus ? { onModernErrorStatus: options.onModernErrorStatus } : {}),
     }),
     requestInit: { headers: { ...options.headers } },
     ...(options.authProvider ? { authProvider: options.authProvider, skipIssuerMetadataValidation: options.providerChecksIssuer === true } : {}),
