@@ -4,7 +4,9 @@
 // reference servers listed live; every call a model writes from those schemas must reach the
 // server. Then the attacks on the loosened check: the cheapest ways to get a certainly wrong call
 // past it, or to make a hostile schema hurt the host. The OAuth issuer check takes the same-origin
-// issuer of the 2025-03-26 fallback: the attacks are the cheapest issuers that are not that.
+// issuer of the 2025-03-26 fallback: the attacks are the cheapest issuers that are not that. The
+// server/discover probe gives up early so a 2025 server still connects: the attack is a server
+// that keeps every attempt of the start going, which must still end within the start cap.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -17,6 +19,7 @@ import { everythingPath, filesystemPath, FIXTURES_DIR, memoryPath, typedServerPa
 import { useTestHost } from '../support/test-host.js';
 import { writeConfig } from '../support/write-config.js';
 import { faultSuite } from '../auth/fault-suite.js';
+import { startV2Http, type PortFixture } from '../support/fixture-servers.js';
 
 type Schema = Record<string, unknown>;
 interface Listed {
@@ -254,4 +257,26 @@ describe('adversarial: the 2025-03-26 issuer fallback takes the server\'s own or
       assert.equal(after.authorizations, before.authorizations);
     });
   }
+});
+
+describe('adversarial: a server cannot stretch a start past its cap through the probe', function () {
+  this.timeout(60_000);
+  let modern: PortFixture;
+  // Silent on server/discover, and refusing initialize as 2026-07-28-only: every fallback is taken
+  // (probe, initialize, the probe again alone) and none answers.
+  const t = useTestHost(async () => {
+    modern = await startV2Http(['--modern-only', '--slow-discover=60000']);
+    return { stretch: { url: modern.url, timeout: 9 } };
+  });
+  after(async () => modern?.close());
+
+  it('every attempt shares the one start budget: it fails within 9 s, naming the request that went unanswered', async () => {
+    const started = Date.now();
+    const status = (await t.host.list({ server: 'stretch' })).servers[0];
+    const ms = Date.now() - started;
+    assert.ok(status?.status === 'error' && status.error.code === 'MCP_CONNECT_FAILED', JSON.stringify(status));
+    assert.match(status.error.message, /no answer to server\/discover within 9 s/);
+    // A fresh budget for the attempt after the probe (3 s) would end at 12 s.
+    assert.ok(ms < 10_500, `${ms} ms`);
+  });
 });

@@ -5,19 +5,53 @@
  * without a second probe. A connection that dies (transport gone, session forgotten, revision
  * refused) forgets it: the server may be back speaking another. A pinned entry speaks its one revision.
  */
-import type { PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode, type PriorDiscovery, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import { SPOKEN_REVISIONS, type ProtocolSetting } from '../../config/index.js';
+
+/**
+ * The `server/discover` probe's own budget, inside the start's (initTimeoutMs, ≤ 30 s): a 2025
+ * server that never answers it still gets `initialize` with the rest. 10 s holds a cold start
+ * (serverless, `npx`/`uvx` fetching, SSH round trips) that answers late but honestly; a third of
+ * a shorter start budget. What the probe does not hear in time is read as 2025-11-25 (and kept
+ * for the key): over stdio the SDK sends `initialize` on the same process (a late answer to the
+ * probe is then ignored), over HTTP berry-mcp connects again, in 2025-11-25 at once.
+ */
+export const PROBE_BUDGET_MS = 10_000;
+
+export function probeBudgetMs(startBudgetMs: number): number {
+  return Math.max(1, Math.min(PROBE_BUDGET_MS, Math.floor(startBudgetMs / 3)));
+}
 
 export interface EraPlan {
   readonly versionNegotiation: VersionNegotiationOptions;
+  /** The probe's budget (auto), or 0: no probe of its own. */
+  readonly probeMs: number;
   /** What this connection offers: both revisions, or the pinned one. */
   readonly offered: readonly string[];
 }
 
-export function eraPlan(protocol: ProtocolSetting, probeTimeoutMs: number): EraPlan {
-  if (protocol === '2025-11-25') return { versionNegotiation: { mode: 'legacy' }, offered: ['2025-11-25'] };
-  if (protocol === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' } }, offered: ['2026-07-28'] };
-  return { versionNegotiation: { mode: 'auto', probe: { timeoutMs: probeTimeoutMs } }, offered: SPOKEN_REVISIONS };
+/** `startBudgetMs`: what is left of the start's budget; a pinned 2026-07-28 probe may use all of it. */
+export function eraPlan(protocol: ProtocolSetting, startBudgetMs: number): EraPlan {
+  if (protocol === '2025-11-25') return { versionNegotiation: { mode: 'legacy' }, probeMs: 0, offered: ['2025-11-25'] };
+  if (protocol === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' }, probe: { timeoutMs: startBudgetMs } }, probeMs: 0, offered: ['2026-07-28'] };
+  const probeMs = probeBudgetMs(startBudgetMs);
+  return { versionNegotiation: { mode: 'auto', probe: { timeoutMs: probeMs } }, probeMs, offered: SPOKEN_REVISIONS };
+}
+
+/** Whether `initialize` has gone out on `transport` yet (watched from now on). */
+export function watchInitialize(transport: Transport): () => boolean {
+  let sent = false;
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    if ((message as { method?: unknown }).method === 'initialize') sent = true;
+    return send(message, options);
+  };
+  return () => sent;
+}
+
+/** The SDK's connect failed on the probe's own timeout, before `initialize` (HTTP: the SDK does not fall back). */
+export function probeTimedOut(error: unknown, initializeSent: boolean): boolean {
+  return !initializeSent && error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
 }
 
 /** The era verdicts of one host, by connection key: probed once, adopted by every reconnect. */
@@ -42,4 +76,9 @@ export class EraMemory {
 export interface EraSlot {
   readonly memory: EraMemory;
   readonly key: string;
+}
+
+/** The SDK's complaint about an answer to its probe that came after the probe gave up (stdio): no error. */
+export function isLateProbeAnswer(error: Error): boolean {
+  return error.message.startsWith('Received a response for an unknown message ID') && error.message.includes('"id":"server-discover-probe-');
 }
