@@ -141,7 +141,10 @@ describe('adversarial: no false refusal of a working call', function () {
   it("Playwright MCP itself (when installed): browser_take_screenshot {} reaches the server, which answers", async function () {
     const cli = playwrightCli();
     if (cli === undefined) this.skip();
-    const host = t.open({ configPath: writeConfig(join(t.dir, 'playwright'), { pw: { command: process.execPath, args: [cli, '--headless', '--isolated'] } }) });
+    // Its artifacts and caches stay in the test's own folder.
+    const own = join(t.dir, 'playwright');
+    const entry = { command: process.execPath, args: [cli, '--headless', '--isolated', `--output-dir=${join(own, 'out')}`], env: { TMPDIR: own, XDG_CACHE_HOME: join(own, 'cache') } };
+    const host = t.open({ configPath: writeConfig(own, { pw: entry }) });
     const result = await host.call({ server: 'pw', tool: 'browser_take_screenshot', arguments: {} });
     // Without a browser the server says so itself: the call went out and came back.
     assert.ok(Array.isArray(result.content) && result.content.length > 0, JSON.stringify(result));
