@@ -5,7 +5,7 @@
  * without a second probe. A connection that dies (transport gone, session forgotten, revision
  * refused) forgets it: the server may be back speaking another. A pinned entry speaks its one revision.
  */
-import { SdkError, SdkErrorCode, type PriorDiscovery, type Transport, type VersionNegotiationOptions } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, VersionNegotiationOptions } from '@modelcontextprotocol/client';
 import { SPOKEN_REVISIONS, type ProtocolSetting } from '../../config/index.js';
 
 /**
@@ -38,22 +38,6 @@ export function eraPlan(protocol: ProtocolSetting, startBudgetMs: number): EraPl
   return { versionNegotiation: { mode: 'auto', probe: { timeoutMs: probeMs } }, probeMs, offered: SPOKEN_REVISIONS };
 }
 
-/** Whether `initialize` has gone out on `transport` yet (watched from now on). */
-export function watchInitialize(transport: Transport): () => boolean {
-  let sent = false;
-  const send = transport.send.bind(transport);
-  transport.send = (message, options) => {
-    if ((message as { method?: unknown }).method === 'initialize') sent = true;
-    return send(message, options);
-  };
-  return () => sent;
-}
-
-/** The SDK's connect failed on the probe's own timeout, before `initialize` (HTTP: the SDK does not fall back). */
-export function probeTimedOut(error: unknown, initializeSent: boolean): boolean {
-  return !initializeSent && error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout;
-}
-
 /** The era verdicts of one host, by connection key: probed once, adopted by every reconnect. */
 export class EraMemory {
   readonly #verdicts = new Map<string, PriorDiscovery>();
@@ -78,7 +62,3 @@ export interface EraSlot {
   readonly key: string;
 }
 
-/** The SDK's complaint about an answer to its probe that came after the probe gave up (stdio): no error. */
-export function isLateProbeAnswer(error: Error): boolean {
-  return error.message.startsWith('Received a response for an unknown message ID') && error.message.includes('"id":"server-discover-probe-');
-}
