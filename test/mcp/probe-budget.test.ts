@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogEvent } from '../../src/index.js';
-import { startHttpFixture, startV2Http, type HttpFixture, type PortFixture } from '../support/fixture-servers.js';
+import { startHttpFixture, startOAuthFixture, startV2Http, type HttpFixture, type OAuthFixture, type PortFixture } from '../support/fixture-servers.js';
+import { setFault, testHosts } from '../auth/helpers.js';
+import { writeConfig } from '../support/write-config.js';
 import { faultServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
@@ -99,4 +101,40 @@ describe('the server/discover probe has its own budget inside the start cap', fu
       if (server === 'lateStdio') assert.ok(mine.some((e) => e.message === 'the server answered server/discover after the probe gave up; ignored'), JSON.stringify(mine));
     });
   }
+});
+
+describe('the probe budget counts the silence of the server, not the OAuth work around the probe', function () {
+  this.timeout(60_000);
+  let oauth: OAuthFixture;
+  const hosts = testHosts();
+  let configPath = '';
+  before(async () => {
+    // Access tokens live 4 s: refreshed before a request past half of that.
+    oauth = await startOAuthFixture(['--token-ttl=4']);
+  });
+  after(async () => {
+    await hosts.closeAll();
+    await oauth?.close();
+  });
+  const t = useTestHost(async (dir) => {
+    configPath = writeConfig(join(dir, 'oauth'), { docs: { url: oauth.url, timeout: START_S } });
+    return {};
+  });
+
+  it('a 2025 server behind OAuth that never answers server/discover: sign-in, then a refresh, inside the probe, and it connects each time', async () => {
+    await setFault(oauth.base, 'discover=silent');
+    const tokens = join(t.dir, 'tokens');
+    const first = hosts.open(configPath, tokens);
+    assert.match(JSON.stringify(await first.host.call({ server: 'docs', tool: 'whoami' })), /read/);
+    assert.ok(first.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)), JSON.stringify(first.logs));
+    await first.host.close();
+    // Past half the token's life: the next connect refreshes it before the probe goes out.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const before = await oauth.stats();
+    const again = hosts.open(configPath, tokens, false);
+    assert.match(JSON.stringify(await again.host.call({ server: 'docs', tool: 'whoami' })), /read/);
+    // Refreshed before the probe (and again before initialize: 2 s of probe is half this token's life).
+    assert.ok((await oauth.stats()).refreshes > before.refreshes);
+    assert.ok(again.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)), JSON.stringify(again.logs));
+  });
 });

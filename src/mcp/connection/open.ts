@@ -24,7 +24,7 @@ import { finishSignIn } from './requests.js';
 import { tooLargeError } from './stdio-failure.js';
 import type { Wire } from './wire.js';
 import { eraPlan, type EraSlot } from './era.js';
-import { isLateProbeAnswer, probeTimedOut, watchInitialize } from './probe-outcome.js';
+import { isLateProbeAnswer, ProbeWatch, watchInitialize } from './probe-outcome.js';
 import { carriesRpcError, mapRevisionError } from './revision-errors.js';
 import { listenForChanges } from './listen-stream.js';
 import { isTappedProgressNoise, tapTaskProgress } from './task-progress.js';
@@ -72,6 +72,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const owners = new RequestOwners(options.onElicitation);
   // The last error status the SDK read itself (2026-07-28 wire): an era probe answered with an error page.
   let modernStatus: HttpStatusError | undefined;
+  const prior = options.skipProbe ? { kind: 'legacy' as const } : config.protocol === 'auto' ? options.era?.memory.get(options.era.key) : undefined;
+  const plan = eraPlan(options.probeModern ? '2026-07-28' : config.protocol, budgetMs, config.kind);
+  const probe = config.kind === 'http' && plan.probeMs > 0 && !prior ? new ProbeWatch(plan.probeMs) : undefined;
   const wire: Wire =
     config.kind === 'stdio'
       ? stdioWire(new MachineStdioTransport({
@@ -87,11 +90,15 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
           onEventStream: () => eventStreamSettled(),
           onServerRequest: (id, related) => owners.relate(id, related),
           onModernErrorStatus: (error) => (modernStatus = error),
+          // The probe's silence is timed under the OAuth session's fetch: its refreshes and sign-ins do not count.
+          wrapFetch: (fetch) => {
+            const watched = probe ? probe.wrap(fetch) : fetch;
+            return session ? session.wrapFetch(watched) : watched;
+          },
           // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
-          ...(session ? { authProvider: session, providerChecksIssuer: true, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+          ...(session ? { authProvider: session, providerChecksIssuer: true } : {}),
         }) };
   const transport = wire.transport;
-  const plan = eraPlan(options.probeModern ? '2026-07-28' : config.protocol, budgetMs);
   const initializeSent = watchInitialize(transport);
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
   const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
@@ -137,7 +144,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   let signIn = false;
   // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
   if (session && options.signedIn) session.signInAllowed = false;
-  const prior = options.skipProbe ? { kind: 'legacy' as const } : config.protocol === 'auto' ? options.era?.memory.get(options.era.key) : undefined;
+  // At most three attempts in one start: the probe, 2025 at once, the 2026-07-28 probe alone.
+  const mayRetry = !prior && !options.probeModern;
   let retry: { readonly why: string; readonly with: Partial<OpenConnectionOptions> } | undefined;
   try {
     await client.connect(transport, { timeout: budgetMs, signal: ac.signal, ...(prior ? { prior } : {}) });
@@ -146,11 +154,11 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
     if (session?.pendingSignIn && !options.signedIn) {
       signIn = true;
-    } else if (!prior && exitedOnProbe(connection, error)) {
+    } else if (mayRetry && exitedOnProbe(connection, error)) {
       // A server whose SDK exits on any request before initialize: a legacy one. Start it again.
       retry = { why: 'exited on the server/discover probe', with: { skipProbe: true } };
       await connection.close(retry.why);
-    } else if (!prior && config.protocol === 'auto' && !ac.signal.aborted && probeTimedOut(error, initializeSent())) {
+    } else if (mayRetry && probe?.gaveUp === true && !ac.signal.aborted && !initializeSent()) {
       retry = { why: `no answer to server/discover within ${plan.probeMs / 1000} s; speaking 2025-11-25 (pin "protocol" to skip the probe)`, with: { skipProbe: true } };
       await connection.close('no answer to the server/discover probe');
     } else if (authError) {

@@ -43,7 +43,7 @@ export interface HttpTransportOptions {
   readonly authProvider?: OAuthClientProvider | undefined;
   /** The provider checks the metadata's issuer itself (in `saveDiscoveryState`): the SDK's check is off. */
   readonly providerChecksIssuer?: boolean | undefined;
-  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
+  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401, the era probe's watch). */
   readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
   /** Called once the standalone GET event stream is open, refused or not coming (see createMcpFetch). */
   readonly onEventStream?: () => void;
