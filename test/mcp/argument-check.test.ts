@@ -61,7 +61,6 @@ describe('arguments checked against inputSchema before sending', function () {
       ['shapes', { items: [{ name: 'a', size: 0 }] }, 'arguments.items[0].size: expected a number >= 1, got 0 (number)'],
       ['shapes', { items: [{ name: 'a', size: 1.5 }] }, 'arguments.items[0].size: expected integer, got 1.5 (number)'],
       ['shapes', { mode: 'quick' }, 'arguments.mode: expected one of "fast", "slow", got "quick" (string)'],
-      ['shapes', { when: 'tomorrow' }, 'arguments.when: expected a string in format date-time, got "tomorrow" (string)'],
       ['shapes', { id: true }, 'arguments.id: expected number | string, got true (boolean)'],
       ['shapes', { items: 'x'.repeat(100) }, `arguments.items: expected array, got "${'x'.repeat(40)}…" (string)`],
       ['shapes', { 'my key': 1 }, 'arguments["my key"]: not a parameter of this tool (it takes: mode, when, items, id)'],
@@ -71,6 +70,38 @@ describe('arguments checked against inputSchema before sending', function () {
     for (const [tool, args, expected] of cases) assert.equal(await refusal('typed', tool, args), expected, JSON.stringify(args));
     assert.equal(called().length, before, 'nothing reached the server');
     await t.host.call({ server: 'typed', tool: 'shapes', arguments: { items: [{ name: 'a', size: 2 }], mode: 'fast', when: '2026-12-01T10:00:00Z', id: 'x' } });
+  });
+
+  it('sends what a server may accept: a defaulted required property left out, null for an optional one, a value two oneOf branches fit, any format, a name an allOf declares', async () => {
+    const before = called().length;
+    const accepted: Record<string, unknown>[] = [
+      { label: 'x' },
+      { label: null },
+      { label: 'x', scale: null, verbose: null },
+      { label: 'x', count: 1 },
+      { label: 'x', when: '2026-12-01T10:00:00' },
+      { label: 'x', when: 'tomorrow' },
+      { label: 'x', options: { deep: true, extra: 'y' } },
+    ];
+    for (const args of accepted) await t.host.call({ server: 'typed', tool: 'loose', arguments: args });
+    const log = readFileSync(callLog, 'utf8').split('\n').filter(Boolean).slice(before).map((l) => JSON.parse(l) as { arguments: unknown });
+    assert.deepEqual(log.map((l) => l.arguments), accepted, 'each reached the server as given');
+    await t.host.call({ server: 'typed', tool: 'shapes', arguments: { when: 'tomorrow' } });
+  });
+
+  it('still refuses what is certainly wrong beside those', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{}, 'arguments.label: missing (required, expected string | null)'],
+      [{ label: 1 }, 'arguments.label: expected string, got 1 (number)'],
+      [{ label: 'x', verbose: 'yes' }, 'arguments.verbose: expected boolean, got "yes" (string)'],
+      [{ label: 'x', scale: 'big' }, 'arguments.scale: expected one of "css", "device", got "big" (string)'],
+      [{ label: 'x', count: 'many' }, 'arguments.count: expected number | integer, got "many" (string)'],
+      [{ label: 'x', options: { deep: 'no' } }, 'arguments.options.deep: expected boolean, got "no" (string)'],
+      [{ label: 'x', bogus: 1 }, 'arguments.bogus: not a parameter of this tool (it takes: count, scale, label, when, verbose, options)'],
+    ];
+    const before = called().length;
+    for (const [args, expected] of cases) assert.equal(await refusal('typed', 'loose', args), expected, JSON.stringify(args));
+    assert.equal(called().length, before, 'nothing reached the server');
   });
 
   it('picks the dialect from $schema: 2020-12 prefixItems, draft-07 items arrays (declared or not), 2020-12 keywords without $schema', async () => {

@@ -20,6 +20,8 @@ export const FIXTURES_DIR: string = path.join(PROJECT_ROOT, 'test', 'fixtures');
 /** Absolute paths of the fixture scripts. */
 export const faultServerPath: string = path.join(FIXTURES_DIR, 'fault-server.mjs');
 export const httpServerPath: string = path.join(FIXTURES_DIR, 'http-server.mjs');
+/** Absolute path of the broken endpoint (every MCP request fails one way: --mode=…). */
+export const brokenHttpPath: string = path.join(FIXTURES_DIR, 'broken-http.mjs');
 /** Absolute path of the sandbox spy (looks at its env, home, network, pids; starts a setsid grandchild). */
 export const sandboxSpyPath: string = path.join(FIXTURES_DIR, 'sandbox-spy.mjs');
 /** Absolute path of the echo fixture (hands its input back in results, resources and prompts). */

@@ -148,6 +148,15 @@ describe('typings: generateTypings', function () {
     assert.match(none, /interface Servers \{\n {2}\}/);
   });
 
+  it('types a required property with a default as optional: the call works without it (Playwright MCP 0.0.83)', async function () {
+    const screenshot: Tool = {
+      name: 'browser_take_screenshot',
+      inputSchema: { type: 'object', properties: { scale: { type: 'string', enum: ['css', 'device'], default: 'css' }, type: { type: 'string' } }, required: ['scale'] },
+    };
+    const body = namespaceBody(await generateTypings([{ server: 'playwright', tools: [screenshot] }]), 'BerryMcp.Generated.Playwright.BrowserTakeScreenshot.Input');
+    assert.match(body, /^\s*scale\?: \("css" \| "device"\)$/m, body);
+  });
+
   it('keeps the first of duplicate servers and tools, with a warning', async function () {
     const code = await generateTypings([
       { server: 'demo', tools: [echo, { ...sum, name: 'echo' }] },

@@ -212,10 +212,12 @@ export function mapHttpError(failure: unknown, context: ErrorContext): BerryErro
 
 /**
  * On the 2026-07-28 wire the SDK reads an error status itself (see mcp-fetch.ts) and throws an
- * SdkHttpError: read as the HttpStatusError of the legacy wire (no session on that wire).
+ * SdkHttpError (its era probe too, for a 5xx): read as the HttpStatusError of the legacy wire (no
+ * session on that wire).
  */
 function fromSdkHttpError(error: unknown): unknown {
-  if (!(error instanceof SdkHttpError) || error.code !== SdkErrorCode.ClientHttpNotImplemented) return error;
+  if (!(error instanceof SdkHttpError) || (error.code !== SdkErrorCode.ClientHttpNotImplemented && error.code !== SdkErrorCode.EraNegotiationFailed)) return error;
+  if (typeof error.status !== 'number') return error;
   const text = error.data['text'];
   return new HttpStatusError({ status: error.status, statusText: error.statusText ?? '', method: 'POST', hadSession: false, challenge: undefined, body: typeof text === 'string' ? text.slice(0, 2048) : '' });
 }
@@ -223,7 +225,11 @@ function fromSdkHttpError(error: unknown): unknown {
 /** An HTTP failure during initialize, in words: the status and what it likely means. */
 export function describeHttpFailure(failure: unknown, redact: (text: string) => string): string | undefined {
   const error = fromSdkHttpError(failure);
-  return error instanceof HttpStatusError ? describeHttpStatus(error, redact) : undefined;
+  if (error instanceof HttpStatusError) return describeHttpStatus(error, redact);
+  if (error instanceof SdkError && error.code === SdkErrorCode.ClientHttpUnexpectedContent) {
+    return `${redact(oneLine(error.message, 200))}: the answer is not MCP (JSON or an event stream); check that "url" is the MCP endpoint`;
+  }
+  return undefined;
 }
 
 /** MCP_AUTH_REQUIRED naming the challenge's realm and scope. */

@@ -4,9 +4,9 @@
  * 2025 era) a short wait for the GET event stream. A failed start is described by its cause (exit,
  * stderr, timeout, status, the revisions each side speaks).
  */
-import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { valueRedactorOfSecrets, type ResolvedServerConfig } from '../../config/index.js';
-import { CancelledError, ServerStartError, type BerryError } from '../../common/errors.js';
+import { CancelledError, ProtocolVersionError, ServerStartError, type BerryError } from '../../common/errors.js';
 import { MachineStdioTransport, createHttpTransport, HttpStatusError, type StdioDiagnostics } from '../../transport/index.js';
 import { confineSpawnSpec, type Machine } from '../../machine/index.js';
 import { onAbort, settlesWithin } from '../../common/abort.js';
@@ -24,7 +24,8 @@ import { finishSignIn } from './requests.js';
 import { tooLargeError } from './stdio-failure.js';
 import type { Wire } from './wire.js';
 import { eraPlan, type EraSlot } from './era.js';
-import { mapRevisionError } from './revision-errors.js';
+import { isLateProbeAnswer, ProbeWatch, watchInitialize } from './probe-outcome.js';
+import { carriesRpcError, mapRevisionError } from './revision-errors.js';
 import { listenForChanges } from './listen-stream.js';
 import { isTappedProgressNoise, tapTaskProgress } from './task-progress.js';
 import { followingGate, masksOf, ServerTextGate } from '../server-text/gate.js';
@@ -49,8 +50,12 @@ export interface OpenConnectionOptions {
   readonly onElicitation?: ElicitationHandler | undefined;
   /** Where the era verdict of this connection's key is kept (`"protocol": "auto"` only). */
   readonly era?: EraSlot | undefined;
-  /** Set on the reconnect after a stdio server exited on the `server/discover` probe: speak 2025 at once. */
-  readonly probeExited?: boolean;
+  /** Set on the reconnect after the `server/discover` probe killed the server or got no answer: speak 2025 at once. */
+  readonly skipProbe?: boolean;
+  /** Set on the reconnect after such a server refused `initialize`, speaking 2026-07-28: probe for that alone, with the rest of the budget. */
+  readonly probeModern?: boolean;
+  /** When the start must be done (a reconnect within one start keeps the first one's). @default now + initTimeoutMs */
+  readonly deadline?: number;
 }
 
 /** Opens and initializes one MCP session with the server of `options.config`. */
@@ -62,9 +67,16 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const redact = (text: string): string => gate.piece(text);
   const log: LogSink = (event) => options.log({ ...event, message: gate.logLine(event.message) });
   const started = Date.now();
+  const deadline = options.deadline ?? started + config.initTimeoutMs;
+  const budgetMs = Math.max(1, deadline - started);
   let eventStreamSettled: () => void = () => {};
   const eventStream = new Promise<void>((resolve) => (eventStreamSettled = resolve));
   const owners = new RequestOwners(options.onElicitation);
+  // The last error status the SDK read itself (2026-07-28 wire): an era probe answered with an error page.
+  let modernStatus: HttpStatusError | undefined;
+  const prior = options.skipProbe ? { kind: 'legacy' as const } : config.protocol === 'auto' ? options.era?.memory.get(options.era.key) : undefined;
+  const plan = eraPlan(options.probeModern ? '2026-07-28' : config.protocol, budgetMs, config.kind);
+  const probe = config.kind === 'http' && plan.probeMs > 0 && !prior ? new ProbeWatch(plan.probeMs) : undefined;
   const wire: Wire =
     config.kind === 'stdio'
       ? stdioWire(new MachineStdioTransport({
@@ -79,10 +91,17 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
           headers: config.headers,
           onEventStream: () => eventStreamSettled(),
           onServerRequest: (id, related) => owners.relate(id, related),
-          ...(session ? { authProvider: session, wrapFetch: (fetch) => session.wrapFetch(fetch) } : {}),
+          onModernErrorStatus: (error) => (modernStatus = error),
+          // The probe's silence is timed under the OAuth session's fetch: its refreshes and sign-ins do not count.
+          wrapFetch: (fetch) => {
+            const watched = probe ? probe.wrap(fetch) : fetch;
+            return session ? session.wrapFetch(watched) : watched;
+          },
+          // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
+          ...(session ? { authProvider: session, providerChecksIssuer: true } : {}),
         }) };
   const transport = wire.transport;
-  const plan = eraPlan(config.protocol, config.initTimeoutMs);
+  const initializeSent = watchInitialize(transport);
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
   const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
   const connection = new ServerConnection(config, client, wire, log, gate, session, owners, plan.offered);
@@ -96,6 +115,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   client.onerror = (error) => {
     if (isSessionExpired(error)) connection.markDead('session expired');
     else if (isTappedProgressNoise(error)) return;
+    else if (isLateProbeAnswer(error)) log({ server: config.name, kind: 'connecting', message: 'the server answered server/discover after the probe gave up; ignored' });
     // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
     else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
   };
@@ -114,7 +134,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
 
   log({ server: config.name, kind: 'connecting', message: `connecting to ${config.display}` });
   const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), config.initTimeoutMs);
+  const timer = setTimeout(() => ac.abort(), budgetMs);
   timer.unref();
   // The v2 client's era probe does not end on the connect signal: closing the transport ends it (and initialize).
   const forget = options.signal
@@ -126,34 +146,44 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   let signIn = false;
   // Right after a sign-in, a server that still refuses gets no second one while connecting (no loop).
   if (session && options.signedIn) session.signInAllowed = false;
-  const prior = options.probeExited ? { kind: 'legacy' as const } : config.protocol === 'auto' ? options.era?.memory.get(options.era.key) : undefined;
-  let probeExited = false;
+  // At most three attempts in one start: the probe, 2025 at once, the 2026-07-28 probe alone.
+  const mayRetry = !prior && !options.probeModern;
+  let retry: { readonly why: string; readonly with: Partial<OpenConnectionOptions> } | undefined;
   try {
-    await client.connect(transport, { timeout: config.initTimeoutMs, signal: ac.signal, ...(prior ? { prior } : {}) });
+    await client.connect(transport, { timeout: budgetMs, signal: ac.signal, ...(prior ? { prior } : {}) });
     if (session) session.signInAllowed = true;
   } catch (error) {
     const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
     if (session?.pendingSignIn && !options.signedIn) {
       signIn = true;
-    } else if (!prior && exitedOnProbe(connection, error)) {
+    } else if (mayRetry && exitedOnProbe(connection, error)) {
       // A server whose SDK exits on any request before initialize: a legacy one. Start it again.
-      probeExited = true;
-      await connection.close('exited on the server/discover probe');
+      retry = { why: 'exited on the server/discover probe', with: { skipProbe: true } };
+      await connection.close(retry.why);
+    } else if (mayRetry && probe?.gaveUp === true && !ac.signal.aborted && !initializeSent()) {
+      retry = { why: `no answer to server/discover within ${plan.probeMs / 1000} s; speaking 2025-11-25 (pin "protocol" to skip the probe)`, with: { skipProbe: true } };
+      await connection.close('no answer to the server/discover probe');
     } else if (authError) {
       await connection.close('authorization required');
       throw authError;
-      } else {
+    } else {
       const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
       // Describe the failure before closing: our own kill must not read as the cause.
-      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut);
+      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut ? (initializeSent() ? 'initialize' : 'server/discover') : undefined, modernStatus);
       await connection.close('initialization failed');
-      throw failure;
+      // Under auto, initialize goes out only when the probe heard no 2026-07-28: a server that then
+      // says it speaks only that was too slow for the probe (a cold start). Ask it again, alone.
+      if (config.protocol !== 'auto' || options.probeModern || !initializeSent() || !(failure instanceof ProtocolVersionError) || !failure.serverVersions.includes('2026-07-28')) throw failure;
+      retry = { why: 'the server speaks 2026-07-28 only, and did not answer server/discover in time: asking it again with the rest of the start budget', with: { skipProbe: false, probeModern: true } };
     }
   } finally {
     clearTimeout(timer);
     forget?.();
   }
-  if (probeExited) return openConnection({ ...options, probeExited: true });
+  if (retry !== undefined) {
+    log({ server: config.name, kind: 'connecting', message: retry.why });
+    return openConnection({ ...options, ...retry.with, deadline });
+  }
   if (signIn) {
     // The SDK sent the user to the authorization URL: wait for the redirect, exchange the code,
     // and connect again with the new token.
@@ -168,7 +198,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     return openConnection({ ...options, signedIn: true });
   }
   const era = client.getProtocolEra();
-  if (config.protocol === 'auto' && !prior && options.era) {
+  // A verdict found here is kept for the key (one read from a probe that failed, too).
+  if (config.protocol === 'auto' && (!prior || options.skipProbe === true) && options.era) {
     const discover = client.getDiscoverResult();
     options.era.memory.set(options.era.key, era === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' });
   }
@@ -187,7 +218,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   log({
     server: config.name,
     kind: 'initialized',
-    message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}, ${era === 'modern' ? 'stateless, by server/discover' : 'session, by initialize'}${prior ? ', era known from an earlier connect' : ''}) in ${Date.now() - started} ms`,
+    message: `initialized ${version?.name ?? '?'} ${version?.version ?? ''} (protocol ${connection.protocolVersion ?? '?'}, ${era === 'modern' ? 'stateless, by server/discover' : 'session, by initialize'}${options.skipProbe ? ', no probe' : prior ? ', era known from an earlier connect' : ''}) in ${Date.now() - started} ms`,
   });
   return connection;
 }
@@ -210,11 +241,18 @@ function stdioWire(transport: MachineStdioTransport): Wire {
   return { kind: 'stdio', transport, diagnostics: transport.diagnostics() };
 }
 
-/** Why a server failed to start, described before its transport is closed (our own kill must not read as the cause). */
-function startError(connection: ServerConnection, failure: unknown, started: number, aborted: boolean, timedOut: boolean): BerryError {
+/**
+ * Why a server failed to start, described before its transport is closed (our own kill must not
+ * read as the cause). `timedOut`: the request the start limit ran out on; `modernStatus`: the last
+ * error status of the 2026-07-28 wire.
+ */
+function startError(connection: ServerConnection, failure: unknown, started: number, aborted: boolean, timedOut: string | undefined, modernStatus: HttpStatusError | undefined): BerryError {
   const { config, redact } = connection;
-  // A probe that failed for a reason of its own (refused, reset, an HTTP status) is described by it.
-  const error = failure instanceof SdkError && failure.code === SdkErrorCode.EraNegotiationFailed && failure.cause !== undefined ? failure.cause : failure;
+  const negotiation = failure instanceof SdkError && failure.code === SdkErrorCode.EraNegotiationFailed;
+  // A probe that failed for a reason of its own (refused, reset, an HTTP status) is described by it;
+  // one the SDK read as "no 2026-07-28 here" from an error page (a pinned entry) by that status.
+  const errorPage = negotiation && failure.cause === undefined && !(failure instanceof SdkHttpError) && modernStatus !== undefined && !carriesRpcError(modernStatus);
+  const error = errorPage ? modernStatus : negotiation && failure.cause !== undefined ? failure.cause : failure;
   const durationMs = Date.now() - started;
   if (aborted) return new CancelledError(`Connecting to server "${config.name}" was cancelled.`);
   if (error instanceof HttpStatusError && error.status === 401) return authRequired(config.name, error, redact);
@@ -229,8 +267,8 @@ function startError(connection: ServerConnection, failure: unknown, started: num
     reason = tooLarge.message;
   } else if (stdio?.failure?.kind === 'stdout-closed' || stdio?.failure?.kind === 'stdin-closed') {
     reason = `the server closed its ${stdio.failure.kind === 'stdout-closed' ? 'stdout' : 'stdin'} during initialization (it was stopped)`;
-  } else if (timedOut) {
-    reason = `no answer to initialize within ${config.initTimeoutMs / 1000} s`;
+  } else if (timedOut !== undefined) {
+    reason = `no answer to ${timedOut} within ${config.initTimeoutMs / 1000} s`;
   } else if (exit?.error) {
     const code = (exit.error as NodeJS.ErrnoException).code;
     reason =

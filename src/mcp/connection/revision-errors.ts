@@ -3,7 +3,7 @@
  * failed era negotiation), headers that disagree with the body (-32020), a capability the server
  * needs and berry-mcp does not declare (-32021), and `input_required` asks it cannot answer.
  */
-import { ProtocolError as RpcError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError as RpcError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { BerryError, ProtocolVersionError } from '../../common/errors.js';
 import { SPOKEN_REVISIONS } from '../../config/index.js';
 import { HttpStatusError } from '../../transport/index.js';
@@ -40,8 +40,9 @@ export function mapRevisionError(error: unknown, context: RevisionErrorContext):
     );
   }
   if (!(error instanceof SdkError)) return undefined;
-  // With a cause, the probe could not be asked (network, an unusable reply): not a revision matter.
-  if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause === undefined) return versionError(context, [], error.message);
+  // With a cause, the probe could not be asked (network, an unusable reply), and with a status the
+  // server failed (a 5xx): not a revision matter.
+  if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause === undefined && !(error instanceof SdkHttpError)) return versionError(context, [], error.message);
   if (error.code === SdkErrorCode.CapabilityNotSupported || error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
     return new BerryError('MCP_INPUT_UNSUPPORTED', `${where} asked for input berry-mcp cannot give: ${context.redact(oneLine(error.message, 300))}. berry-mcp answers elicitations only (not sampling or roots); this call failed.`, { cause: error });
   }
@@ -56,6 +57,11 @@ function versionError(context: RevisionErrorContext, serverVersions: readonly st
     `Server "${context.server}" ${theirs}; berry-mcp offered ${offered.join(', ')}${pinned}, and speaks ${SPOKEN_REVISIONS.join(' and ')}. No revision both speak: ${context.redact(oneLine(detail, 300))}`,
     { server: context.server, serverVersions, clientVersions: offered },
   );
+}
+
+/** The body of this error status is a JSON-RPC error: the server answered, in MCP. */
+export function carriesRpcError(error: HttpStatusError): boolean {
+  return rpcErrorOf(error) !== undefined;
 }
 
 /** A JSON-RPC error as the SDK threw it, or as the body of an HTTP error status (the legacy wire). */

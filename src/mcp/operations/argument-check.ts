@@ -1,7 +1,9 @@
 /**
  * Arguments checked against the tool's `inputSchema` before the call is sent, with Ajv (draft
- * 2020-12 by default, the class a schema's `$schema` names otherwise, see dialectsFor; formats
- * from ajv-formats).
+ * 2020-12 by default, the class a schema's `$schema` names otherwise, see dialectsFor). Only what
+ * is certainly wrong is refused: the schema is loosened first where servers accept more than they
+ * declare (loosen-schema.ts), and `format` is an annotation, as 2020-12 says (servers' parsers
+ * differ: pydantic takes a date-time without a zone and a UUID without hyphens).
  * A mismatch is MCP_INVALID_ARGUMENT naming the path, the expected type and what was given; a
  * schema Ajv cannot compile is logged once and the call goes out unchecked (a broken schema must
  * not block a working server). Compiled validators are cached per schema object (the hot path: a
@@ -12,6 +14,7 @@ import type { Tool } from '@modelcontextprotocol/client';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { BerryError } from '../../common/errors.js';
 import { argumentProblem } from './argument-message.js';
+import { loosenSchema, SchemaTooDeepError } from './loosen-schema.js';
 import type { LogSink } from '../log.js';
 
 type Compiled = { readonly validate: ValidateFunction } | { readonly reason: string; readonly hash: string };
@@ -109,7 +112,14 @@ export function dialectsFor($schema: unknown, json: string): readonly Dialect[] 
 async function compileSchema(schema: object, hash: string, json: string): Promise<Compiled> {
   // The dialect is picked here from `$schema`, so Ajv needs no meta-schema for it: the root's
   // `$schema` (and `$id`, which would collide across tools in one Ajv) are left out.
-  const { $schema, $id: _id, ...rest } = schema as Record<string, unknown>;
+  const { $schema, $id: _id, ...own } = schema as Record<string, unknown>;
+  let rest: Record<string, unknown>;
+  try {
+    rest = loosenSchema(own);
+  } catch (error) {
+    if (error instanceof SchemaTooDeepError) return { reason: error.message, hash };
+    throw error;
+  }
   let reason = 'no dialect';
   for (const dialect of dialectsFor($schema, json)) {
     const ajv = await ajvFor(dialect);
@@ -133,17 +143,13 @@ function ajvFor(dialect: Dialect): Promise<AjvInstance> {
   let instance = instances.get(dialect);
   if (instance === undefined) {
     instance = (async () => {
-      const [module, formats] = await Promise.all([
-        dialect === '2020' ? import('ajv/dist/2020.js') : dialect === '2019' ? import('ajv/dist/2019.js') : import('ajv'),
-        import('ajv-formats'),
-      ]);
+      const module = await (dialect === '2020' ? import('ajv/dist/2020.js') : dialect === '2019' ? import('ajv/dist/2019.js') : import('ajv'));
       const Ajv = module.default as unknown as new (options: object) => AjvInstance;
       // strict off: real servers' schemas carry keywords Ajv does not know; no console output.
       // No meta-schema check: compiling 2020-12's costs ~100 ms on a one-shot `call`, and Ajv
       // still refuses a malformed keyword (`type: "strin"`, `required: true`) while compiling.
-      const ajv = new Ajv({ strict: false, allErrors: false, verbose: true, logger: false, validateFormats: true, validateSchema: false });
-      (formats.default as unknown as (ajv: AjvInstance) => void)(ajv);
-      return ajv;
+      // Formats are annotations: not checked, and an unknown one is no error.
+      return new Ajv({ strict: false, allErrors: false, verbose: true, logger: false, validateFormats: false, validateSchema: false });
     })();
     instances.set(dialect, instance);
   }

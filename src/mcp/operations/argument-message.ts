@@ -9,7 +9,12 @@ const MAX_STRING_SHOWN = 40;
 const MAX_LISTED = 8;
 
 /** `arguments.b: expected number, got "40" (string)`. */
-export function argumentProblem(errors: readonly ErrorObject[], args: unknown): string {
+export function argumentProblem(all: readonly ErrorObject[], args: unknown): string {
+  // A property that may be null is checked under `if: {type: "null"}` (loosen-schema.ts): its own
+  // error, not the wrapper's, says what is wrong.
+  let end = all.length;
+  while (end > 0 && all[end - 1]!.keyword === 'if') end--;
+  const errors = all.slice(0, end);
   const last = errors[errors.length - 1];
   if (last === undefined) return 'arguments: do not match the inputSchema';
   let error = last;
@@ -43,8 +48,6 @@ function describe(error: ErrorObject, value: unknown): string {
       return `: expected one of ${listed(params['allowedValues'])}, ${got}`;
     case 'const':
       return `: expected ${shortJson(params['allowedValue'])}, ${got}`;
-    case 'format':
-      return `: expected ${typeof value === 'number' ? 'a number' : 'a string'} in format ${String(params['format'])}, ${got}`;
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -87,7 +90,14 @@ function propertiesOf(schema: unknown): Record<string, unknown> | undefined {
 
 function typeOfProperty(schema: unknown, name: string): string | undefined {
   const property = Object.hasOwn(propertiesOf(schema) ?? {}, name) ? propertiesOf(schema)![name] : undefined;
-  const type = typeof property === 'object' && property !== null ? (property as { type?: unknown }).type : undefined;
+  if (typeof property !== 'object' || property === null) return undefined;
+  // A property that may be null, as loosen-schema.ts wraps it.
+  const { if: condition, else: otherwise } = property as { if?: unknown; else?: unknown };
+  if (condition !== undefined && otherwise !== undefined) {
+    const inner = typeOfProperty({ properties: { name: otherwise } }, 'name');
+    return inner === undefined ? undefined : `${inner} | null`;
+  }
+  const type = (property as { type?: unknown }).type;
   if (typeof type === 'string') return type;
   return Array.isArray(type) ? type.map(String).join(' | ') : undefined;
 }

@@ -102,8 +102,11 @@ function rebuild(node: Json, notes: string[], rewriteRef: (ref: string) => strin
     if (members.length > 0) out[key] = [...((out[key] as Json[] | undefined) ?? []), ...members];
   }
 
+  // A required property with a default may be left out (zod 4 lists defaulted fields in `required`).
   const required = node['required'];
-  if (Array.isArray(required)) out['required'] = [...new Set(required.filter((r): r is string => typeof r === 'string'))];
+  const declared = isJsonObject(node['properties']) ? node['properties'] : {};
+  const defaulted = (name: string): boolean => Object.hasOwn(declared, name) && isJsonObject(declared[name]) && Object.hasOwn(declared[name], 'default');
+  if (Array.isArray(required)) out['required'] = [...new Set(required.filter((r): r is string => typeof r === 'string' && !defaulted(r)))];
 
   for (const key of ['additionalProperties', 'additionalItems'] as const) {
     const value = node[key];

@@ -4,6 +4,7 @@ import { loadUndici } from '../../machine/lazy-modules.js';
 import type { Machine } from '../../machine/machine.js';
 import { createMcpFetch } from './mcp-fetch.js';
 import type { JsonRpcId } from './resumable-stream.js';
+import type { HttpStatusError } from './http-status-error.js';
 import { settlesWithin } from '../../common/abort.js';
 
 /**
@@ -40,12 +41,16 @@ export interface HttpTransportOptions {
   readonly headers: Readonly<Record<string, string>>;
   /** OAuth for servers that answer 401 (the SDK runs the flow); without it a 401 fails the request. */
   readonly authProvider?: OAuthClientProvider | undefined;
-  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401). */
+  /** The provider checks the metadata's issuer itself (in `saveDiscoveryState`): the SDK's check is off. */
+  readonly providerChecksIssuer?: boolean | undefined;
+  /** Wraps the machine's fetch (the auth layer's refresh-and-retry on 401, the era probe's watch). */
   readonly wrapFetch?: ((fetch: FetchLike) => FetchLike) | undefined;
   /** Called once the standalone GET event stream is open, refused or not coming (see createMcpFetch). */
   readonly onEventStream?: () => void;
   /** A server request arrived on the response stream of our requests `related` (see createMcpFetch). */
   readonly onServerRequest?: (id: JsonRpcId, related: readonly JsonRpcId[]) => void;
+  /** An error status the SDK reads itself, on the 2026-07-28 wire (see createMcpFetch). */
+  readonly onModernErrorStatus?: (error: HttpStatusError) => void;
 }
 
 /** A Streamable HTTP client transport (no legacy SSE) whose traffic leaves from the machine. */
@@ -59,9 +64,10 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
       resume: RESUME,
       ...(options.onEventStream ? { onEventStream: options.onEventStream } : {}),
       ...(options.onServerRequest ? { onServerRequest: options.onServerRequest } : {}),
+      ...(options.onModernErrorStatus ? { onModernErrorStatus: options.onModernErrorStatus } : {}),
     }),
     requestInit: { headers: { ...options.headers } },
-    ...(options.authProvider ? { authProvider: options.authProvider } : {}),
+    ...(options.authProvider ? { authProvider: options.authProvider, skipIssuerMetadataValidation: options.providerChecksIssuer === true } : {}),
     // Response streams are resumed by createMcpFetch, bounded, failing the call when they cannot be;
     // the SDK's own reconnection stays off so the two never race (the standalone GET stream is not
     // resumed: server notifications sent while it is down are lost).

@@ -13,7 +13,7 @@
  */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import { onAbort } from '../../common/abort.js';
-import { httpStatusError } from './http-status-error.js';
+import { httpStatusError, type HttpStatusError } from './http-status-error.js';
 import { isJsonRpcId, resumableStream, type JsonRpcId } from './resumable-stream.js';
 
 export interface McpFetchOptions {
@@ -41,6 +41,12 @@ export interface McpFetchOptions {
    * are the ids of the requests that POST carried. Called before the SDK reads the request.
    */
   readonly onServerRequest?: (id: JsonRpcId, related: readonly JsonRpcId[]) => void;
+  /**
+   * An error status on the 2026-07-28 wire, which the SDK reads itself (and, answering its era
+   * probe, may take for "no 2026-07-28 here" without saying the status): who failed is decided
+   * with it.
+   */
+  readonly onModernErrorStatus?: (error: HttpStatusError) => void;
 }
 
 // Above this a POST body is not parsed to find its id: the SDK writes the id last.
@@ -63,6 +69,7 @@ export function createMcpFetch(options: McpFetchOptions): FetchLike {
     const error = await httpStatusError(method, response, hadSession);
     // 401 and 403 stay ours on either wire: the message names the challenge.
     if (!modern || response.status === 401 || response.status === 403) throw error;
+    options.onModernErrorStatus?.(error);
     return new Response(error.body, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
 
