@@ -38,7 +38,7 @@ export const OPTIONS = {
   'max-concurrency': { type: 'string', arg: 'N', help: 'runs executing at once; the rest queue, each client in turn (default 4 per worker, 4 with none)' },
   'max-queued-runs': { type: 'string', arg: 'N', help: 'runs one client may have waiting; more are refused SERVE_QUEUE_FULL (default 8)' },
   'max-sessions': { type: 'string', arg: 'N', help: 'HTTP sessions at once; a new one evicts the oldest idle one, else 503 (default 16)' },
-  workers: { type: 'string', arg: 'N', help: 'worker threads that run the scripts, off the HTTP/MCP thread; 0 runs them on it (default: 0 on 1 core, else cores - 1, at least 2 and at most 4)' },
+  workers: { type: 'string', arg: 'N', help: 'worker processes that run the scripts, outside serve\'s own process (retired and replaced when a script leaves memory behind); 0 runs them in it (default: 1 on 1 core, else cores - 1, at least 2 and at most 4)' },
   'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 32768, about 8,000 tokens)' },
   signatures: { type: 'boolean', help: "put every tool's TypeScript signature in run's description (past the 2,048 characters some clients keep)" },
   // auth

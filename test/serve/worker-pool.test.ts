@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type Host } from '../../src/host.js';
 import type { RunEntry, RunProgress } from '../../src/runtime/index.js';
 import { defaultConcurrency, defaultWorkers } from '../../src/serve/executor.js';
 import { WorkerPool } from '../../src/serve/worker-pool.js';
+import { ceilingBytes, retirement } from '../../src/serve/worker-process.js';
 import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { FIXTURES_DIR } from '../support/paths.js';
+import { servePidOf, workerPidsOf } from '../support/process-memory.js';
 import { childPidsOf, processAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
@@ -16,10 +18,10 @@ import { writeConfig } from '../support/write-config.js';
 
 const sleep = (ms: number): string => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return 'slept ${ms}';`;
 const crashingWorker = new URL(`file://${join(FIXTURES_DIR, 'crashing-run-worker.mjs')}`);
-/** Threads of this process now (Linux). */
-const threads = (): number => readdirSync('/proc/self/task').length;
+/** This process's run workers alive now (Linux). */
+const workerPids = (): number[] => workerPidsOf(process.pid);
 
-describe('serve: WorkerPool, scripts in worker threads with the host on the main thread', function () {
+describe('serve: WorkerPool, scripts in worker processes with the host in serve', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let cancelLog: string;
@@ -51,11 +53,11 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     tmp.cleanup();
   });
 
-  it('defaults to no worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 2, 2, 3, 4, 4]);
+  it('defaults to one worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [1, 2, 2, 3, 4, 4]);
   });
 
-  it('defaults --max-concurrency to 4 runs per thread that runs scripts', () => {
+  it('defaults --max-concurrency to 4 runs per process that runs scripts', () => {
     assert.deepEqual([0, 1, 2, 4].map((workers) => defaultConcurrency(workers)), [4, 4, 8, 16]);
   });
 
@@ -101,7 +103,7 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal((inWorker.result as string[])[0], 'MCP_UNKNOWN_SERVER');
   });
 
-  it('refuses on the main thread an answer its run could never hold, before it crosses into the worker', async () => {
+  it('refuses in serve an answer its run could never hold, before it crosses into the worker', async () => {
     const workers = pool({ size: 1 });
     const sent: number[] = [];
     // 40 MB of text for a 16 MB run: MCP_RESULT_TOO_LARGE, and the worker's heap never sees it.
@@ -119,7 +121,7 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal(record.ok, true, JSON.stringify(record.error));
     const [code40, message40, length1] = record.result as [string, string, number];
     assert.deepEqual([code40, length1], ['MCP_RESULT_TOO_LARGE', 1024 * 1024]);
-    // The whole limit as the room: no isolate was measured, so the refusal came from the main thread.
+    // The whole limit as the room: no isolate was measured, so the refusal came from serve's side.
     assert.match(message40, /the run has 16\.0 MB of its 16 MB memory limit/);
     assert.deepEqual(sent, [40, 1]);
   });
@@ -138,7 +140,7 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
   it('a worker that dies fails only its own runs (SERVE_WORKER_FAILED, its call cancelled) and is replaced', async () => {
     const warnings: string[] = [];
     const workers = pool({ size: 2, workerUrl: crashingWorker, onWarning: (m) => warnings.push(m) });
-    const before = workers.workers().map((w) => w.threadId);
+    const before = workers.workers().map((w) => w.pid);
     const doomed = host.run(`/* crash the worker */ ${sleep(10_000)}`, { runScript: workers.run });
     const other = host.run(sleep(800), { runScript: workers.run });
     const [lost, kept] = await Promise.all([doomed, other]);
@@ -152,9 +154,34 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker takes its place at the next run/);
     const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
     assert.deepEqual(again.map((r) => r.result), [42, 42]);
-    const after = workers.workers().map((w) => w.threadId);
+    const after = workers.workers().map((w) => w.pid);
     assert.equal(after.length, 2);
     assert.equal(after.filter((id) => !before.includes(id)).length, 1, 'exactly one new worker');
+  });
+
+  it('a worker that stops answering is killed past the run\'s time limit + hangGraceMs; its run fails, the next run gets a new worker', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 1, workerUrl: crashingWorker, hangGraceMs: 500, onWarning: (m) => warnings.push(m) });
+    const [stuck] = workers.workers().map((w) => w.pid!);
+    const started = performance.now();
+    const record = await host.run(`/* hang the worker */ ${sleep(5_000)}`, { runScript: workers.run, timeoutMs: 600 });
+    assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+    assert.match(record.error!.message, /did not end a run within its time limit \+ 0\.5 s.*run it again/);
+    assert.ok(performance.now() - started < 5_000);
+    await waitFor(() => !processAlive(stuck!), 5_000, 'the stuck worker to be killed');
+    assert.equal((await host.run('return 40 + 2', { runScript: workers.run })).result, 42);
+    assert.match(warnings.join('\n'), /did not end a run within its time limit/);
+  });
+
+  it("retires a worker past its ceiling: its memory at start + 64 MB + twice the memory limit of each run still in it", () => {
+    const MB = 1024 * 1024;
+    assert.equal(ceilingBytes(50 * MB, []), 114 * MB);
+    assert.equal(ceilingBytes(50 * MB, [128, 32]), (114 + 320) * MB);
+    const health = (rss: number, parked = 0, runningMb: number[] = []) => ({ type: 'health' as const, rss: rss * MB, parked, runningMb });
+    assert.equal(retirement(health(114), 50 * MB), undefined);
+    assert.deepEqual({ ...retirement(health(115), 50 * MB), why: '' }, { now: false, why: '' });
+    assert.equal(retirement(health(300, 0, [128]), 50 * MB), undefined);
+    assert.equal(retirement(health(60, 1), 50 * MB)?.now, true, 'a parked isolate: at once, whatever the memory');
   });
 
   it('a worker module that cannot start fails each run with SERVE_WORKER_FAILED and is not restarted in a loop', async () => {
@@ -163,22 +190,29 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     for (let i = 0; i < 2; i++) {
       const record = await host.run('return 1', { runScript: workers.run });
       assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+      assert.match(record.error!.message, /exited with code 1/);
     }
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(warnings.length, 2, warnings.join('\n'));
+    await new Promise((r) => setTimeout(r, 500));
+    const seen = warnings.length;
+    // The one made at the start, and one per run: none more while no run asks.
+    assert.ok(seen <= 3, warnings.join('\n'));
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(warnings.length, seen, warnings.join('\n'));
   });
 
-  it('close ends every worker thread; a run still in one ends, and later runs are refused', async () => {
-    const base = threads();
+  it('close ends every worker process; a run still in one ends, and later runs are refused', async () => {
+    const base = workerPids();
     const workers = pool({ size: 3 });
     await Promise.all([1, 2, 3].map(() => host.run('return 1', { runScript: workers.run })));
-    assert.ok(threads() >= base + 3, `${threads()} threads, ${base} before the pool`);
+    const mine = workers.workers().map((w) => w.pid!);
+    assert.equal(mine.length, 3);
+    assert.ok(mine.every((pid) => workerPids().includes(pid) && !base.includes(pid)), `workers ${mine.join(' ')}, alive ${workerPids().join(' ')}`);
     const running = host.run(sleep(10_000), { runScript: workers.run });
     await waitForEvent(eventLog, 'started sleep');
     await workers.close(200);
     const record = await running;
     assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
-    await waitFor(() => threads() <= base, 5_000, `the worker threads to end (${threads()} now, ${base} before)`);
+    await waitFor(() => mine.every((pid) => !processAlive(pid)), 5_000, `the worker processes to end (${workerPids().join(' ')} alive)`);
     await assert.rejects(host.run('return 1', { runScript: workers.run }), { code: 'SCRIPT_SETUP_FAILED' });
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the call of the run cut short to be cancelled');
   });
@@ -275,6 +309,16 @@ describe('berry-mcp serve --http --workers 2', function () {
     await waitFor(() => children.every((pid) => !processAlive(pid)), 5_000, 'the servers serve started to exit');
   });
 
+  it('its workers end when serve itself is killed (SIGKILL): none outlives it', async () => {
+    const serve = await start([]);
+    await run(await serve.connect(TOKEN), 'return 1');
+    const servePid = servePidOf(serve.child.pid!);
+    const workers = workerPidsOf(servePid);
+    assert.equal(workers.length, 2);
+    process.kill(servePid, 'SIGKILL');
+    await waitFor(() => workers.every((pid) => !processAlive(pid)), 5_000, 'the workers to end with serve');
+  });
+
   it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
     for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
       const serve = await start(['--max-queued-runs', '1'], workers);
@@ -290,10 +334,10 @@ describe('berry-mcp serve --http --workers 2', function () {
     }
   });
 
-  it('--workers 0 runs on the main thread as before; a bad count is a usage error', async () => {
+  it('--workers 0 runs on serve\'s own thread as before; a bad count is a usage error', async () => {
     const serve = await start([], 0);
     const result = await run(await serve.connect(TOKEN), 'return 6 * 7');
     assert.equal(result.structuredContent?.['result'], 42);
-    await assert.rejects(serveHttp(['--config', 'mcp.json', '--workers', '65'], { cwd: tmp.dir }), /--workers needs a number of worker threads from 0 to 64/);
+    await assert.rejects(serveHttp(['--config', 'mcp.json', '--workers', '65'], { cwd: tmp.dir }), /--workers needs a number of worker processes from 0 to 64/);
   });
 });

@@ -48,6 +48,9 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
   delete process.env['BERRY_SERVE_TOKEN'];
   let host: Host;
   let service: RunService;
+  let stop!: () => void;
+  /** Set when a parked isolate ended serve (with --workers 0 it lives in this process). */
+  let parked = false;
   try {
     const machine = await createCliMachine({ ssh: args.ssh, identity: args.identity, acceptHostKey: args.acceptHostKey });
     const cwd = args.cwd === undefined ? (args.ssh ? undefined : io.cwd) : resolveCwd(args.cwd, io.cwd, Boolean(args.ssh));
@@ -56,6 +59,16 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
+      // Only runs in this process (--workers 0) can park an isolate here; each would keep its memory until serve ends.
+      onParkedIsolate: () => {
+        say(
+          "a script ran out of memory in a way V8 cannot recover from, in serve's own process (--workers 0): its isolate holds its memory " +
+            'until the process ends, so serve stops now (runs in flight are cancelled). Start it again; with --workers 1 or more such a ' +
+            'script costs only its worker process, which serve replaces.',
+        );
+        parked = true;
+        stop();
+      },
     });
     service = new RunService({
       host,
@@ -74,7 +87,6 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
     return 2;
   }
 
-  let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
   // main turns SIGINT and SIGTERM into this signal.
   if (signal.aborted) stop();
@@ -109,7 +121,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       await stopped;
       await serving.close();
     }
-    return 0;
+    return parked ? 1 : 0;
   } finally {
     signal.removeEventListener('abort', stop);
     await service.close();
