@@ -18,6 +18,9 @@
 
 export const FLATTEN_GUARDS_SOURCE = String.raw`const StringProto = String.prototype, ArrayProto = Array.prototype;
 const RegExpProto = RegExp.prototype, Obj = Object;
+// ToString as the builtins do it (through concat: a Symbol throws, where String() would describe it).
+const concat = StringProto.concat;
+const toStr = (v) => (typeof v === 'string' ? v : apply(concat, '', [v]));
 const tooLong = (what, length) => new RangeErr(what + ': a string of ' + length + ' characters is longer than this run can copy within its memory limit (memoryLimitMb)');
 // Each wrapper converts its receiver once (as the builtin would) and hands the builtin the string.
 const guardMethod = (proto, owner, name, max, wrap) => {
@@ -26,21 +29,21 @@ const guardMethod = (proto, owner, name, max, wrap) => {
 };
 const onThis = (original, what, max) => ({ [original.name](a, b) {
   if (this === null || this === undefined) return apply(original, this, [a, b]);
-  const s = typeof this === 'string' ? this : Str(this);
+  const s = toStr(this);
   if (s.length > max) throw tooLong(what, s.length);
   return apply(original, s, [a, b]);
 } })[original.name];
-// Case changes and normalize make a string as long; replaceAll with a string pattern also runs
+// Case changes, normalize and toWellFormed make a string as long; replaceAll with a string pattern also runs
 // without a check for termination (60 s at 2^28 characters, past the run's time limit).
-for (const name of ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase', 'normalize', 'replaceAll']) {
-  guardMethod(StringProto, 'String.prototype', name, COPY, onThis);
+for (const name of ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase', 'normalize', 'replaceAll', 'toWellFormed']) {
+  if (typeof StringProto[name] === 'function') guardMethod(StringProto, 'String.prototype', name, COPY, onThis);
 }
 // What String.prototype.replace/match/matchAll/split hand a RegExp, and what a script may call
 // itself: a global replace copies the whole string, a global match or a split makes an array of up
 // to one element a character, whose growth V8 cannot always stop (a parked isolate, or a fatal
 // "invalid size" that kills the process).
 const onArgument = (original, what, max) => ({ [original.name](string, b) {
-  const s = typeof string === 'string' ? string : Str(string);
+  const s = toStr(string);
   if (s.length > max) throw tooLong(what, s.length);
   return apply(original, this, [s, b]);
 } })[original.name];
@@ -71,7 +74,7 @@ const joining = { __proto__: null };
 let depth = 0;
 const joined = (what, o, separator, convert) => {
   const length = toInteger(o.length), n = length < 0 ? 0 : length;
-  const sep = separator === undefined ? ',' : Str(separator);
+  const sep = separator === undefined ? ',' : toStr(separator);
   if (n === 0) return '';
   for (let d = 0; d < depth; d++) if (joining[d] === o) return '';
   if (sep.length * (n - 1) > COPY) throw tooLong(what, sep.length * (n - 1));
@@ -91,10 +94,10 @@ const joined = (what, o, separator, convert) => {
 };
 defineProperty(ArrayProto, 'join', { value: { join(separator) {
   if (this === null || this === undefined) return apply(join, this, [separator]);
-  return joined('Array.prototype.join', Obj(this), separator, Str);
+  return joined('Array.prototype.join', Obj(this), separator, toStr);
 } }.join, writable: true, configurable: true });
 defineProperty(ArrayProto, 'toLocaleString', { value: { toLocaleString() {
   if (this === null || this === undefined) return apply(toLocale, this, []);
-  return joined('Array.prototype.toLocaleString', Obj(this), ',', (e) => Str(e.toLocaleString()));
+  return joined('Array.prototype.toLocaleString', Obj(this), ',', (e) => toStr(e.toLocaleString()));
 } }.toLocaleString, writable: true, configurable: true });
 `;

@@ -11,19 +11,20 @@ import { PROJECT_ROOT } from '../support/paths.js';
 describe('createHost({ onParkedIsolate }): the embedder hears when its process holds a parked isolate', function () {
   this.timeout(120_000);
 
-  it('is called once per newly parked isolate with the count, after the run; the host keeps working', () => {
+  it('is called once per newly parked isolate with the count, after the run that parked it; the host keeps working', () => {
     const entry = join(PROJECT_ROOT, 'dist/src/index.js');
     const program = `
       const { createHost, parkedIsolates } = await import(${JSON.stringify(entry)});
       const events = [];
       const host = createHost({ configPath: '/nonexistent/mcp.json', onParkedIsolate: (e) => events.push(e) });
       const park = 'const m = new Map(); for (let i = 0; i < 2 ** 26; i++) m.set(i, 1);';
-      const out = { before: parkedIsolates() };
-      out.first = (await host.run(park, { memoryLimitMb: 32 })).error?.code;
-      out.eventsAfterFirst = events.length;
-      out.plain = (await host.run('return 6 * 7')).result;
-      out.eventsAfterPlain = events.length;
-      out.second = (await host.run(park, { memoryLimitMb: 32 })).error?.code;
+      const out = { before: parkedIsolates(), codes: [], eventsAfterEach: [] };
+      for (let i = 0; i < 3; i++) {
+        out.codes.push((await host.run(park, { memoryLimitMb: 256 })).error?.code);
+        out.eventsAfterEach.push(events.length);
+        out.plain = (await host.run('return 6 * 7')).result;
+        out.eventsAfterEach.push(events.length);
+      }
       out.events = events;
       out.after = parkedIsolates();
       console.log(JSON.stringify(out));
@@ -34,16 +35,16 @@ describe('createHost({ onParkedIsolate }): the embedder hears when its process h
       env: { ...process.env, MALLOC_ARENA_MAX: '2' },
     });
     assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
-    const out = JSON.parse(child.stdout) as Record<string, unknown>;
-    assert.deepEqual(out, {
-      before: 0,
-      first: 'SCRIPT_MEMORY_LIMIT',
-      eventsAfterFirst: 1,
-      plain: 42,
-      eventsAfterPlain: 1,
-      second: 'SCRIPT_MEMORY_LIMIT',
-      events: [{ parkedIsolates: 1 }, { parkedIsolates: 2 }],
-      after: 2,
-    });
+    const out = JSON.parse(child.stdout) as { before: number; codes: string[]; eventsAfterEach: number[]; plain: number; events: unknown[]; after: number };
+    assert.equal(out.before, 0);
+    assert.deepEqual(out.codes, ['SCRIPT_MEMORY_LIMIT', 'SCRIPT_MEMORY_LIMIT', 'SCRIPT_MEMORY_LIMIT']);
+    assert.equal(out.plain, 42);
+    // V8 gave up on this one in 10 runs of 10 at 256 MB (in 5 of 10 at 32 MB): it may not always.
+    assert.ok(out.after >= 1, `no run parked its isolate: ${JSON.stringify(out)}`);
+    assert.deepEqual(out.events, Array.from({ length: out.after }, (_, i) => ({ parkedIsolates: i + 1 })));
+    // Told after the run that parked, never after a plain one.
+    const counts = out.eventsAfterEach;
+    for (let i = 1; i < counts.length; i += 2) assert.equal(counts[i], counts[i - 1], JSON.stringify(counts));
+    assert.equal(counts.at(-1), out.after);
   });
 });

@@ -55,7 +55,7 @@ describe('flattening guards (flatten-guards-source.ts): a rope the limit cannot 
       'Array.prototype.join.call({ length: 3, 0: "a", 2: "c" }, "+")', 'Array.prototype.join.call("abc", ".")',
       '(() => { const a = [1, 2]; a.push(a, [a, 3]); return a.join("|"); })()', 'String([1, [2, 3]])', '`${[1, 2]}`',
       '[1234.5, null, "x"].toLocaleString()', '"Straße ǅ".toUpperCase()', '"ǅ İ".toLowerCase()',
-      '"e\\u0301".normalize("NFC").length', '"aXbX".replace(/X/g, (m, i) => i)', '"abc".replace(/(b)/g, "[$1]")',
+      '"e\\u0301".normalize("NFC").length', '"a\\ud800b".toWellFormed()', '"aXbX".replace(/X/g, (m, i) => i)', '"abc".replace(/(b)/g, "[$1]")',
       '"aaa".replaceAll("a", "$&$&")', '"a1b22".match(/\\d+/g)', '[..."a1b22".matchAll(/\\d/g)].map((m) => m.index)',
       '"a,b,,c".split(/,/)', '"x y".split(" ", 1)', 'encodeURIComponent("a b/ü")', 'decodeURIComponent("a%20b")',
       'escape("ü")', 'JSON.stringify({ a: [1, "x"], b: undefined }, null, 2)', 'JSON.stringify({ b: 1, a: 2 }, ["a"])',
@@ -68,6 +68,21 @@ describe('flattening guards (flatten-guards-source.ts): a rope the limit cannot 
     // Half the limit is the line for copies: a flat string of a quarter of it goes through.
     const quarter = await run('const s = "x".repeat(4 * 1024 * 1024).toUpperCase(); return [s.length, JSON.stringify(s).length, [s, s].join("").length];');
     assert.deepEqual(quarter.result, [4194304, 4194306, 8388608]);
+  });
+
+  it('converts as the builtins do: a Symbol throws a TypeError where String() would describe it', async () => {
+    const attempts = ['[Symbol("x")].join()', '[1].join(Symbol("x"))', 'String.prototype.toUpperCase.call(Symbol("x"))', '/a/[Symbol.match](Symbol("x"))', 'encodeURI(Symbol("x"))'];
+    const expected = attempts.map((a) => {
+      try {
+        new Function(`return ${a};`)();
+        return 'ran';
+      } catch (e) {
+        return (e as Error).name;
+      }
+    });
+    assert.deepEqual(expected, ['TypeError', 'TypeError', 'TypeError', 'TypeError', 'TypeError']);
+    const record = await run(`return [${attempts.map((a) => `(() => { try { ${a}; return 'ran'; } catch (e) { return e.name; } })()`).join(', ')}];`);
+    assert.deepEqual(record.result, expected);
   });
 
   it('join reads each element once and converts it once, in order: a getter cannot show it one string and hand it another', async () => {
