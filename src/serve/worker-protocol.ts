@@ -8,7 +8,7 @@
 import { BerryError, type BerryErrorCode } from '../common/errors.js';
 import type { ErrorShape, HostProgress, RunEntry, RunProgress, RunRecord, RunScriptOptions } from '../runtime/index.js';
 
-/** runScript's options that are plain data (the functions and hooks stay on the main thread). */
+/** runScript's options that are plain data (the functions and hooks stay in serve). */
 export interface RunLimits {
   readonly timeoutMs?: number;
   readonly memoryLimitMb?: number;
@@ -18,7 +18,7 @@ export interface RunLimits {
   readonly filename?: string;
 }
 
-/** What the worker forwards: set for each hook the run has on the main thread. */
+/** What the worker forwards: set for each hook the run has in serve. */
 export interface RunHooks {
   readonly progress: boolean;
   readonly output: boolean;
