@@ -8,10 +8,10 @@
  *
  * A worker is a place that can be thrown away. One whose isolate was parked by a catastrophic
  * out-of-memory error is killed at once (its memory would never come back), failing the runs still
- * in it with SERVE_WORKER_FAILED. One where a run reached its memory limit (V8 may have lent the
- * isolate memory past the limit, or left a builtin working after the run ended), or whose resident
- * memory stays past its ceiling after a run (worker-process.ts), takes no new run and is killed
- * when its last run ends. Either way a new worker takes its slot at once. One that dies, or does not end a run within the run's time limit
+ * in it with SERVE_WORKER_FAILED. One where the runtime stopped a run (its memory or time limit, an
+ * abort: V8 may have lent the isolate memory past its limit, or a builtin that never checks for
+ * termination may still be working), or whose resident memory stays past its ceiling after a run
+ * (worker-process.ts), takes no new run and is killed when its last run ends. Either way a new worker takes its slot at once. One that dies, or does not end a run within the run's time limit
  * plus hangGraceMs, fails only its runs and is replaced when the next run needs a worker.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -51,6 +51,12 @@ interface PoolWorker {
 /** The default of WorkerPoolOptions.hangGraceMs: a run's record comes right at its time limit, even from a busy worker. */
 export const HANG_GRACE_MS = 10_000;
 const DEFAULT_TIMEOUT_MS = 300_000;
+/** The ends of a run that the runtime stopped itself: its isolate may still be busy in a builtin that never checks for termination. */
+const STOPPED: ReadonlyMap<string, string> = new Map([
+  ['SCRIPT_MEMORY_LIMIT', 'reached its memory limit'],
+  ['SCRIPT_TIMEOUT', 'reached its time limit'],
+  ['SCRIPT_ABORTED', 'was aborted'],
+]);
 const DEFAULT_WORKER = new URL('./run-worker.js', import.meta.url);
 
 export class WorkerPool {
@@ -210,8 +216,9 @@ export class WorkerPool {
     this.#runs.delete(id);
     const worker = run.worker as PoolWorker;
     worker.runs.delete(id);
-    // V8 may have lent the isolate memory past its limit, or left a builtin working after the run ended.
-    if (record?.error?.code === 'SCRIPT_MEMORY_LIMIT' && !this.#closed) this.#retire(worker, 'a run in it reached its memory limit');
+    // V8 may have lent the isolate memory past its limit, or left a builtin working after the run was stopped.
+    const stopped = STOPPED.get(record?.error?.code ?? '');
+    if (stopped !== undefined && !this.#closed) this.#retire(worker, `a run in it ${stopped}`);
     if (worker.runs.size > 0 || worker.dead) return;
     if (worker.retiring) void this.#end(worker, 'retired');
     else setRef(worker.child, false);

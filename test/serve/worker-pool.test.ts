@@ -124,8 +124,10 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     assert.deepEqual(sent, [40, 1]);
   });
 
-  it('an abort ends the run in its worker and cancels its call on the server', async () => {
-    const workers = pool({ size: 2 });
+  it('an abort ends the run in its worker and cancels its call on the server; that worker is replaced', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 2, onWarning: (m) => warnings.push(m) });
+    const [first] = workers.workers().map((w) => w.pid!);
     const controller = new AbortController();
     const running = host.run(sleep(10_000), { runScript: workers.run, signal: controller.signal });
     await waitForEvent(eventLog, 'started sleep');
@@ -133,6 +135,10 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     const record = await running;
     assert.equal(record.error?.code, 'SCRIPT_ABORTED');
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the sleep call to be cancelled on its server');
+    // A stopped run may leave a builtin working in its isolate's thread: its worker goes, a new one takes the slot.
+    await waitFor(() => !processAlive(first!), 5_000, 'the worker of the stopped run to end');
+    assert.equal(workers.workers().length, 2);
+    assert.match(warnings.join('\n'), /is retired: a run in it was aborted/);
   });
 
   it('a worker that dies fails only its own runs (SERVE_WORKER_FAILED, its call cancelled) and is replaced', async () => {
