@@ -7,12 +7,13 @@
  * the bottleneck.
  *
  * Two serve processes are measured in the same run: `--workers 0` (every run on serve's one event
- * loop, as before the worker pool) and the default pool (`--workers 1` where the default is none).
+ * loop, as before the worker pool) and the default pool of worker processes.
  * Each level is measured ROUNDS times, the two alternating (order rotating), one at a time; the
  * other serve process stays idle.
  * Rows per serve and level: runs/s (median of rounds), run latency p50 (median) and p95, p99,
- * the peak RSS of the serve process tree (serve with its threads + the servers it started), serve's
- * CPU per run (all threads, the main thread, the busiest thread) and how busy the machine's cores were.
+ * the peak RSS of the serve process tree (serve, its worker processes and the servers it started),
+ * serve's CPU per run (serve and its workers, all threads; the main thread; the busiest thread) and
+ * how busy the machine's cores were.
  * The 16 / 1 ratio has its target (≥ 1.6×) on the pool only: the one loop is the baseline.
  *
  *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
@@ -93,8 +94,8 @@ export async function measureLoad(options: LoadOptions = {}): Promise<Row[]> {
   const config = writeConfig(dir, { everything: everythingEntry() });
   const serves: Serve[] = [];
   try {
-    // The one loop against the pool: the default's size, or 1 where the default is none.
-    for (const workers of options.workers ?? [0, defaultWorkers() === 0 ? 1 : undefined]) {
+    // The one loop against the pool of the default size.
+    for (const workers of options.workers ?? [0, undefined]) {
       serves.push(await startServe(dir, config, workers, options.profileDir, options.serveArgs ?? []));
     }
     // Each serve connects its server(s) once before anything is measured.
@@ -179,7 +180,7 @@ async function startServe(dir: string, config: string, workers: number | undefin
   });
   return {
     label: workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
-    pooled: workers !== 0 && (workers !== undefined || defaultWorkers() > 0),
+    pooled: workers !== 0,
     url,
     child,
     stop: async () => {
@@ -272,7 +273,11 @@ interface ServeCpu {
   readonly machine: { readonly busy: number; readonly total: number };
 }
 
-/** CPU time (user + system, ms) of the process `pid`, of its main thread and of each thread, from /proc (clock ticks of 10 ms). */
+/**
+ * CPU time (user + system, ms) of serve: its process `pid` and its run workers (child processes),
+ * not the MCP servers it started; of its main thread; and of each thread (a worker's named after
+ * its process). From /proc, in clock ticks of 10 ms.
+ */
 function cpuOf(pid: number): ServeCpu {
   const ticks = (file: string): number => {
     const stat = readFileSync(file, 'utf8');
@@ -280,16 +285,33 @@ function cpuOf(pid: number): ServeCpu {
     return Number(fields[11]) + Number(fields[12]);
   };
   const threads = new Map<string, { name: string; ms: number }>();
+  const workers = childPidsOf(pid).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('run-worker');
+    } catch {
+      return false;
+    }
+  });
+  let all = 0;
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    for (const owner of [pid, ...workers]) {
       try {
-        threads.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), ms: ticks(`/proc/${pid}/task/${tid}/stat`) * 10 });
+        for (const tid of readdirSync(`/proc/${owner}/task`)) {
+          try {
+            const name = readFileSync(`/proc/${owner}/task/${tid}/comm`, 'utf8').trim();
+            threads.set(tid, { name: owner === pid ? name : `worker ${owner}: ${name}`, ms: ticks(`/proc/${owner}/task/${tid}/stat`) * 10 });
+          } catch {
+            // The thread ended between the listing and the read.
+          }
+        }
+        all += ticks(`/proc/${owner}/stat`) * 10;
       } catch {
-        // The thread ended between the listing and the read.
+        // A worker that ended (retired) between the listing and the read: its time is gone with it.
+        if (owner === pid) throw new Error('serve is gone');
       }
     }
     // The main thread's id is the process id: its time is already among the threads read.
-    return { all: ticks(`/proc/${pid}/stat`) * 10, main: threads.get(String(pid))?.ms ?? Number.NaN, threads, machine: machineTicks() };
+    return { all, main: threads.get(String(pid))?.ms ?? Number.NaN, threads, machine: machineTicks() };
   } catch {
     return { all: Number.NaN, main: Number.NaN, threads, machine: machineTicks() };
   }

@@ -1,7 +1,7 @@
 import type { ApproveCall } from './mcp/operations/approval.js';
 import type { ElicitationHandler } from './mcp/handlers.js';
 import { MachineHost, type McpHost, type McpHostOptions } from './mcp/index.js';
-import { IsolatePool, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
+import { IsolatePool, parkedIsolates, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**
  * `host.run`'s options: runScript's, less the function table (the host supplies `tools.mcp_*`),
@@ -27,6 +27,15 @@ export interface HostOptions extends McpHostOptions {
    * run starts without making its own; each is used by one run only. 0 turns the pool off. @default 2
    */
   readonly warmIsolates?: number;
+  /**
+   * Called after a run when this process holds more isolates parked by a catastrophic out-of-memory
+   * error than before (a script V8 could not stop gracefully, e.g. one that grows a Map to millions
+   * of entries at a small memoryLimitMb). Each holds its memory (up to its limit + about 1.5 GB)
+   * until the process ends, and the process can no longer exit normally (end it with SIGKILL). The
+   * host keeps working: end the process when convenient, or run untrusted scripts in a process you
+   * can throw away (as `berry-mcp serve` does).
+   */
+  readonly onParkedIsolate?: (event: { readonly parkedIsolates: number }) => void;
 }
 
 export interface Host extends McpHost {
@@ -38,13 +47,17 @@ export interface Host extends McpHost {
 class BerryHost extends MachineHost implements Host {
   readonly #maxArgumentBytes: number | undefined;
   readonly #warm: IsolatePool;
+  readonly #onParked: HostOptions['onParkedIsolate'];
+  /** The process's parked isolates when this host last looked. */
+  #parkedSeen = parkedIsolates();
 
-  constructor({ warmIsolates, ...options }: HostOptions) {
+  constructor({ warmIsolates, onParkedIsolate, ...options }: HostOptions) {
     // Checked first: a bad option must not leave a host half made.
     const warm = new IsolatePool(warmIsolates);
     super(options);
     this.#warm = warm;
     this.#maxArgumentBytes = options.maxArgumentBytes;
+    this.#onParked = onParkedIsolate;
   }
 
   run(code: string, { approveCall, onElicitation, client, runScript: execute, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
@@ -68,7 +81,21 @@ class BerryHost extends MachineHost implements Host {
         mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
       },
     };
-    return execute ? execute(code, options) : runScript(code, options, this.#warm);
+    const running = execute ? execute(code, options) : runScript(code, options, this.#warm);
+    return this.#onParked === undefined ? running : running.then((record) => this.#reportParked(record));
+  }
+
+  #reportParked(record: RunRecord): RunRecord {
+    const parked = parkedIsolates();
+    if (parked > this.#parkedSeen) {
+      this.#parkedSeen = parked;
+      try {
+        this.#onParked?.({ parkedIsolates: parked });
+      } catch {
+        // The embedder's listener; the run's record is the caller's either way.
+      }
+    }
+    return record;
   }
 
   override async close(): Promise<void> {

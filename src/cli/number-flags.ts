@@ -44,5 +44,5 @@ export function bytesAtLeast(min: number): NumberRule {
 /** The runtime's own bounds: a timer can wait at most 2^31-1 ms; isolated-vm needs 8 MB. */
 export const RUN_TIMEOUT = inRange('seconds', 0.001, 2_147_483);
 export const RUN_MEMORY = inRange('MB', 8, 65_536, { whole: true });
-/** `serve --workers`: 0 keeps every run on serve's main thread. */
-export const SERVE_WORKERS = inRange('worker threads', 0, 64, { whole: true });
+/** `serve --workers`: 0 keeps every run in serve's own process. */
+export const SERVE_WORKERS = inRange('worker processes', 0, 64, { whole: true });

@@ -55,7 +55,7 @@ export const OPTIONS = {
     help: "HTTP sessions of one token; past it a new one takes its own idle one's place, else 429 (default --max-sessions with one token, else 3/4 of it)",
   },
   'max-holder-streams': { type: 'string', arg: 'N', help: 'subscriptions/listen streams one token keeps open; more are refused 429 (default 16)' },
-  workers: { type: 'string', arg: 'N', help: 'worker threads that run the scripts, off the HTTP/MCP thread; 0 runs them on it (default: 0 on 1 core, else cores - 1, at least 2 and at most 4)' },
+  workers: { type: 'string', arg: 'N', help: 'worker processes that run the scripts, outside serve\'s own process (retired and replaced when a script leaves memory behind); 0 runs them in it (default: 1 on 1 core, else cores - 1, at least 2 and at most 4)' },
   'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 32768, about 8,000 tokens)' },
   signatures: { type: 'boolean', help: "put every tool's TypeScript signature in run's description (past the 2,048 characters some clients keep)" },
   // auth

@@ -9,7 +9,8 @@
  * isolate creation.
  *
  * The source is assembled from named fragments, in this order: globals (globals-source.ts), guards
- * (guards-source.ts), outputs (outputs-source.ts), tools (tools-source.ts), finish (finish-source.ts).
+ * (guards-source.ts), flattening guards (flatten-guards-source.ts), outputs (outputs-source.ts),
+ * tools (tools-source.ts), finish (finish-source.ts).
  *
  * Rules for this code: strict mode (so stack-trace callsites cannot hand out our functions or
  * `this`); builtins it needs are captured before the script runs, so a script that replaces them
@@ -17,6 +18,7 @@
  */
 
 import { FINISH_SOURCE } from './finish-source.js';
+import { FLATTEN_GUARDS_SOURCE } from './flatten-guards-source.js';
 import { GLOBALS_SOURCE } from './globals-source.js';
 import { GUARDS_SOURCE } from './guards-source.js';
 import { OUTPUTS_SOURCE } from './outputs-source.js';
@@ -39,6 +41,8 @@ export interface BootstrapConfig {
   readonly maxCalls: number;
   /** Most elements one Array.prototype.fill may write: what the memory limit could hold. */
   readonly fillLimit: number;
+  /** The memory limit in bytes: no longer string can be flat in the heap (flatten-guards-source.ts). */
+  readonly flatLimit: number;
 }
 
 /** The in-isolate source (plain JavaScript, run by V8 inside the sandbox): the captured builtins, then the fragments. */
@@ -49,7 +53,7 @@ const G = globalThis, stringify = JSON.stringify, parse = JSON.parse;
 const defineProperty = Object.defineProperty, freeze = Object.freeze, construct = Reflect.construct;
 const Err = Error, TypeErr = TypeError, RangeErr = RangeError, Str = String, capture = Error.captureStackTrace;
 
-${GLOBALS_SOURCE}${GUARDS_SOURCE}${OUTPUTS_SOURCE}${TOOLS_SOURCE}
+${GLOBALS_SOURCE}${GUARDS_SOURCE}${FLATTEN_GUARDS_SOURCE}${OUTPUTS_SOURCE}${TOOLS_SOURCE}
 defineProperty(G, 'text', { value: text, writable: true, configurable: true });
 defineProperty(G, 'image', { value: image, writable: true, configurable: true });
 defineProperty(G, 'console', { value: console, writable: true, configurable: true });

@@ -1,8 +1,9 @@
 /**
  * The bootstrap's guards fragment (see bootstrap.ts, whose rules it follows): wraps the builtins
  * whose huge inputs would grow memory outside the heap limit or abort the host process
- * (resizable ArrayBuffer, String.prototype.split, JSON.parse, Array.prototype.fill). Uses the
- * bootstrap's G, defineProperty, construct, RangeErr, Str and `config`.
+ * (resizable ArrayBuffer, String.prototype.split, JSON.parse, Array.prototype.fill), and defines
+ * FLAT and COPY for the flattening guards that follow. Uses the bootstrap's G, defineProperty,
+ * construct, RangeErr, Str and `config`.
  */
 
 export const GUARDS_SOURCE = String.raw`// A resizable buffer reserves and grows memory outside the allocator that enforces the memory
@@ -25,17 +26,20 @@ fixedLength(SharedArrayBuffer, 'SharedArrayBuffer');
 // its longest length (2^27 - 2 elements); splitting or parsing a huge string (cheap to build by
 // doubling) is the short way there. Refuse inputs that could get that far.
 const MAX_ELEMENTS = 2 ** 27 - 16, apply = Reflect.apply, split = String.prototype.split, jsonParse = JSON.parse;
+// A string longer than the memory limit in bytes cannot be flat in the heap: it is a rope, and
+// reading it copies it flat outside the limit (see flatten-guards-source.ts).
+const FLAT = config.flatLimit, COPY = FLAT / 2;
 defineProperty(String.prototype, 'split', { value: { split(separator, limit) {
   if (this === null || this === undefined) return apply(split, this, [separator, limit]);
   const s = typeof this === 'string' ? this : Str(this);
-  if (s.length >= MAX_ELEMENTS && !(limit !== undefined && limit >>> 0 < MAX_ELEMENTS)) {
+  if (s.length > FLAT || (s.length >= MAX_ELEMENTS && !(limit !== undefined && limit >>> 0 < MAX_ELEMENTS))) {
     throw new RangeErr('String.prototype.split: a string of ' + s.length + ' characters is too long to split in the sandbox');
   }
   return apply(split, s, [separator, limit]);
 } }.split, writable: true, configurable: true });
 defineProperty(JSON, 'parse', { value: { parse(text, reviver) {
   const s = Str(text);
-  if (s.length >= 2 * MAX_ELEMENTS) throw new RangeErr('JSON.parse: a text of ' + s.length + ' characters is too long to parse in the sandbox');
+  if (s.length > FLAT || s.length >= 2 * MAX_ELEMENTS) throw new RangeErr('JSON.parse: a text of ' + s.length + ' characters is too long to parse in the sandbox');
   return apply(jsonParse, JSON, [s, reviver]);
 } }.parse, writable: true, configurable: true });
 // Filling a huge holey array (new Array(2 ** 27).fill(0)) runs for 25 s on Node 26 and grows RSS

@@ -148,6 +148,7 @@ function bootstrapConfig(options: NormalizedRunOptions): BootstrapConfig {
     argumentCode: ARGUMENT_REFUSED,
     maxCalls: options.maxConcurrentCalls,
     fillLimit: Math.floor((options.memoryLimitMb * 1024 * 1024) / 8),
+    flatLimit: options.memoryLimitMb * 1024 * 1024,
   };
 }
 

@@ -1,12 +1,14 @@
 /**
- * A run worker's thread (started by worker-pool.ts): runs each script it is sent in a fresh
- * isolate with runScript, as `host.run` would on the main thread. Its `tools.*` are stand-ins that
- * send each call to the main thread and wait for the answer; progress, outputs and the record go
- * back the same way. The thread holds no host, no connection and no secret: only isolates (its
- * runs', and a few made ahead of them: the runtime's warm pool, one per worker).
+ * A run worker: a child process of serve (started by worker-process.ts, with an IPC channel) that
+ * runs each script it is sent in a fresh isolate with runScript, as `host.run` would in process.
+ * Its `tools.*` are stand-ins that send each call to serve and wait for the answer; progress,
+ * outputs and the record go back the same way. The process holds no host, no connection and no
+ * secret: only isolates (its runs', and a few made ahead of them). It is a place serve can throw
+ * away: after a run it reports its memory (`health`), and serve retires it when an isolate was
+ * parked or its memory stayed high. It ends itself when serve goes (the channel closes).
  */
-import { parentPort } from 'node:worker_threads';
-import { IsolatePool, runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
+import { writeFileSync } from 'node:fs';
+import { DEFAULT_MEMORY_LIMIT_MB, IsolatePool, parkedIsolates, runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../runtime/index.js';
 import type { FromWorker, RunEvent, ToWorker } from './worker-protocol.js';
 
 interface PendingCall {
@@ -18,18 +20,37 @@ interface PendingCall {
 interface WorkerRun {
   readonly abort: AbortController;
   readonly calls: Map<number, PendingCall>;
+  readonly memoryLimitMb: number;
   nextCall: number;
   /** Events not sent yet: a script printing in a loop makes one message per turn, not one per text(). */
   events: RunEvent[];
 }
 
-const port = parentPort!;
-const runs = new Map<number, WorkerRun>();
-// This thread's own warm sandboxes: made ahead, and refilled, here, off the main thread.
-const warm = new IsolatePool();
-const send = (message: FromWorker): void => port.postMessage(message);
+/** After a run, how long its isolate has to be disposed and its memory returned before RSS is read. */
+const HEALTH_DELAY_MS = 150;
 
-port.on('message', (message: ToWorker) => {
+const runs = new Map<number, WorkerRun>();
+// This process's own warm sandboxes: made ahead, and refilled, here.
+const warm = new IsolatePool();
+const send = (message: FromWorker): void => {
+  if (process.connected) process.send!(message);
+};
+let healthTimer: NodeJS.Timeout | undefined;
+let parkedReported = 0;
+
+// The kernel's out-of-memory killer takes a worker before serve (Linux; raising one's own score needs no privilege).
+try {
+  writeFileSync('/proc/self/oom_score_adj', '1000');
+} catch {
+  // Not Linux, or /proc is read-only: serve's ceiling still retires a worker that grew.
+}
+// A terminal's Ctrl-C reaches the whole process group: serve decides when its workers end.
+process.on('SIGINT', () => {});
+process.on('SIGHUP', () => {});
+// serve is gone (even by SIGKILL): nothing here is worth saving, and a parked isolate would block a normal exit.
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
+
+process.on('message', (message: ToWorker) => {
   if (message.type === 'run') {
     void start(message);
     return;
@@ -50,10 +71,11 @@ port.on('message', (message: ToWorker) => {
   if (message.error) call.reject(crossingError(message.error));
   else call.resolve(message.json === undefined ? undefined : JSON.parse(message.json));
 });
+reportHealth();
 
 async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const { id, hooks } = message;
-  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), nextCall: 0, events: [] };
+  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), memoryLimitMb: message.limits.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB, nextCall: 0, events: [] };
   const flush = (): void => {
     if (run.events.length === 0) return;
     send({ type: 'events', id, events: run.events });
@@ -64,7 +86,7 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
   };
   runs.set(id, run);
   const functions: Record<string, HostFunction> = {};
-  for (const fn of message.names) functions[fn] = (args, context) => callMain(id, run, fn, args, context);
+  for (const fn of message.names) functions[fn] = (args, context) => callServe(id, run, fn, args, context);
   const options: RunScriptOptions = {
     ...message.limits,
     functions,
@@ -87,11 +109,22 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
     });
   } finally {
     runs.delete(id);
+    // A parked isolate is said at once: its memory will never come back, so nothing is gained by waiting.
+    if (parkedIsolates() > parkedReported) reportHealth();
+    else healthTimer ??= setTimeout(reportHealth, HEALTH_DELAY_MS);
   }
 }
 
-/** One `tools.<fn>(args)`: made by the main thread's host; its abort and progress cross too. */
-function callMain(id: number, run: WorkerRun, fn: string, args: unknown, context: HostCallContext): Promise<unknown> {
+/** Resident memory, parked isolates and the runs still executing, for serve's decision to retire this process. */
+function reportHealth(): void {
+  clearTimeout(healthTimer);
+  healthTimer = undefined;
+  parkedReported = parkedIsolates();
+  send({ type: 'health', rss: process.memoryUsage.rss(), parked: parkedReported, runningMb: [...runs.values()].map((r) => r.memoryLimitMb) });
+}
+
+/** One `tools.<fn>(args)`: made by serve's host; its abort and progress cross too. */
+function callServe(id: number, run: WorkerRun, fn: string, args: unknown, context: HostCallContext): Promise<unknown> {
   const call = ++run.nextCall;
   return new Promise((resolve, reject) => {
     const onAbort = (): void => send({ type: 'call-abort', id, call, reason: shapeHostError(context.signal.reason) });

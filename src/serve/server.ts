@@ -40,7 +40,7 @@ export interface RunServiceOptions {
   readonly confirmWrites?: boolean;
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
-  /** Worker threads that run the scripts (executor.ts); 0 runs them on the main thread. @default 0 on 1–2 cores, else cores - 1, at most 4 */
+  /** Worker processes that run the scripts (executor.ts); 0 runs them in serve's own process. @default cores - 1, at least 2 and at most 4; 1 on one core */
   readonly workers?: number;
 }
 

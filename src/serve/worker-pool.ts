@@ -1,60 +1,73 @@
 /**
- * serve's run workers: a fixed number of worker threads that run scripts, so that isolate creation,
- * each script's own work and disposal happen off the main thread, which keeps HTTP, the MCP
- * sessions, the queue and the host. `run(code, options)` takes runScript's arguments: the host
- * builds the function table as for any run and passes this in its place (`host.run`'s
- * `runScript`); each `tools.*` call the worker sends back is made here by that table, so every
- * run shares the one host's connections, approvals and elicitation routing as before.
+ * serve's run workers: a fixed number of child processes that run scripts, so that isolate
+ * creation, each script's own work and disposal happen outside serve's process, which keeps HTTP,
+ * the MCP sessions, the queue and the host. `run(code, options)` takes runScript's arguments: the
+ * host builds the function table as for any run and passes this in its place (`host.run`'s
+ * `runScript`); each `tools.*` call the worker sends back is made here by that table, so every run
+ * shares the one host's connections, approvals and elicitation routing.
  *
- * A worker that dies (a native crash, running out of memory) fails only its runs, with
- * SERVE_WORKER_FAILED, and is replaced when the next run needs a worker.
+ * A worker is a place that can be thrown away. One whose isolate was parked by a catastrophic
+ * out-of-memory error is killed at once (its memory would never come back), failing the runs still
+ * in it with SERVE_WORKER_FAILED. One where the runtime stopped a run (its memory or time limit, an
+ * abort: V8 may have lent the isolate memory past its limit, or a builtin that never checks for
+ * termination may still be working), or whose resident memory stays past its ceiling after a run
+ * (worker-process.ts), takes no new run and is killed when its last run ends. Either way a new worker takes its slot at once. One that dies, or does not end a run within the run's time limit
+ * plus hangGraceMs, fails only its runs and is replaced when the next run needs a worker.
  */
-import { Worker } from 'node:worker_threads';
+import type { ChildProcess } from 'node:child_process';
 import { BerryError } from '../common/errors.js';
-import { beyondLimit, DEFAULT_MEMORY_LIMIT_MB, shapeHostError, type ErrorShape, type HostProgress, type RunRecord, type RunScriptOptions } from '../runtime/index.js';
-import { limitsOf, rebuild, type FromWorker, type ToWorker } from './worker-protocol.js';
+import type { RunRecord, RunScriptOptions } from '../runtime/index.js';
+import { PoolRun } from './pool-run.js';
+import { limitsOf, type FromWorker, type ToWorker, type WorkerHealth } from './worker-protocol.js';
+import { retirement, spawnWorker, stderrTail } from './worker-process.js';
 
 export interface WorkerPoolOptions {
-  /** Worker threads. */
+  /** Worker processes. */
   readonly size: number;
   /** The worker's module (a test may wrap the real one). @default run-worker.js beside this file */
   readonly workerUrl?: URL;
-  /** Where a worker's death is reported besides the runs it fails. */
+  /** Where a worker's death or retirement is reported besides the runs it fails. */
   readonly onWarning?: (message: string) => void;
+  /** How long past a run's time limit (or its abort) its worker may take to answer before it is taken for stuck. @default HANG_GRACE_MS */
+  readonly hangGraceMs?: number;
 }
 
-/** A run in a worker, as the main thread tracks it. */
-interface PoolRun {
-  readonly options: RunScriptOptions;
-  readonly worker: PoolWorker;
-  readonly started: number;
-  /** Host calls in flight, each with its own abort. */
-  readonly calls: Map<number, AbortController>;
-  /** Host calls made so far. */
-  made: number;
-  readonly resolve: (record: RunRecord) => void;
-  readonly reject: (error: Error) => void;
-  readonly unlisten: () => void;
-  /** Settles with the run (either way). */
-  readonly settled: Promise<unknown>;
-}
-
+/** A worker process as the pool tracks it. */
 interface PoolWorker {
-  readonly thread: Worker;
-  /** thread.threadId, kept: it reads -1 once the thread has exited. */
-  readonly threadId: number;
+  /** undefined when the process could not be started. */
+  readonly child: ChildProcess | undefined;
+  /** child.pid, kept (undefined when the process could not be started). */
+  readonly pid: number | undefined;
   readonly runs: Set<number>;
+  /** The last line it wrote to stderr. */
+  readonly lastWords: () => string;
+  /** Its resident memory when it said it was ready (its first health report). */
+  startRss: number | undefined;
+  /** Takes no new run; killed when its last run ends. */
+  retiring: boolean;
   dead: boolean;
 }
 
+/** The default of WorkerPoolOptions.hangGraceMs: a run's record comes right at its time limit, even from a busy worker. */
+export const HANG_GRACE_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 300_000;
+/** The ends of a run that the runtime stopped itself: its isolate may still be busy in a builtin that never checks for termination. */
+const STOPPED: ReadonlyMap<string, string> = new Map([
+  ['SCRIPT_MEMORY_LIMIT', 'reached its memory limit'],
+  ['SCRIPT_TIMEOUT', 'reached its time limit'],
+  ['SCRIPT_ABORTED', 'was aborted'],
+]);
 const DEFAULT_WORKER = new URL('./run-worker.js', import.meta.url);
 
 export class WorkerPool {
   readonly size: number;
   readonly #url: URL;
   readonly #warn: (message: string) => void;
-  /** One slot per worker; a dead worker's slot is empty until the next run needs it. */
-  readonly #workers: (PoolWorker | undefined)[] = [];
+  readonly #graceMs: number;
+  /** One slot per worker; a dead worker stays in its slot until the next run needs it. */
+  readonly #workers: PoolWorker[] = [];
+  /** Retired for memory, still finishing their runs. */
+  readonly #retiring = new Set<PoolWorker>();
   readonly #runs = new Map<number, PoolRun>();
   #nextId = 0;
   #closed = false;
@@ -64,12 +77,13 @@ export class WorkerPool {
     this.size = options.size;
     this.#url = options.workerUrl ?? DEFAULT_WORKER;
     this.#warn = options.onWarning ?? (() => {});
+    this.#graceMs = options.hangGraceMs ?? HANG_GRACE_MS;
     for (let i = 0; i < this.size; i++) this.#workers.push(this.#spawn());
   }
 
-  /** Each worker's thread id and how many runs it has now (for tests and diagnostics). */
-  workers(): { readonly threadId: number; readonly runs: number }[] {
-    return this.#workers.filter((w) => w !== undefined).map((w) => ({ threadId: w.threadId, runs: w.runs.size }));
+  /** Each worker's process id and how many runs it has now, those retiring included (for tests and diagnostics). */
+  workers(): { readonly pid: number | undefined; readonly runs: number; readonly retiring: boolean }[] {
+    return [...this.#workers.filter((w) => !w.dead), ...this.#retiring].map((w) => ({ pid: w.pid, runs: w.runs.size, retiring: w.retiring }));
   }
 
   /** runScript, in the least busy worker. */
@@ -77,29 +91,12 @@ export class WorkerPool {
     if (this.#closed) return Promise.reject(new BerryError('SCRIPT_SETUP_FAILED', 'serve is shutting down: its run workers are closed.'));
     const worker = this.#pick();
     const id = ++this.#nextId;
-    const signal = options.signal;
-    const onAbort = (): void => this.#post(worker, { type: 'abort', id });
-    let resolve!: (record: RunRecord) => void;
-    let reject!: (error: Error) => void;
-    const result = new Promise<RunRecord>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    this.#runs.set(id, {
-      options,
-      worker,
-      started: performance.now(),
-      calls: new Map(),
-      made: 0,
-      resolve,
-      reject,
-      unlisten: () => signal?.removeEventListener('abort', onAbort),
-      settled: result.catch(() => {}),
-    });
+    const run = new PoolRun(id, options, worker, (message) => this.#post(worker, message), (record) => this.#forget(id, record));
+    this.#runs.set(id, run);
     // A worker keeps the process alive only while it has runs.
-    if (worker.runs.size === 0) worker.thread.ref();
+    if (worker.runs.size === 0) setRef(worker.child, true);
     worker.runs.add(id);
+    run.watch(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.#graceMs, () => this.#kill(worker, `did not end a run within its time limit + ${this.#graceMs / 1000} s`));
     this.#post(worker, {
       type: 'run',
       id,
@@ -108,8 +105,9 @@ export class WorkerPool {
       limits: limitsOf(options),
       hooks: { progress: options.onProgress !== undefined, output: options.onOutput !== undefined, callEnd: options.onCallEnd !== undefined },
     });
-    if (signal?.aborted) onAbort();
-    return result;
+    run.listen();
+    if (worker.dead) run.fail('the run worker could not be started');
+    return run.result;
   };
 
   /**
@@ -124,148 +122,138 @@ export class WorkerPool {
       await Promise.race([settled, new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
       clearTimeout(timer);
     }
-    const workers = this.#workers.splice(0).filter((w) => w !== undefined);
-    await Promise.all(workers.map(async (w) => {
-      this.#bury(w, 'serve is shutting down');
-      await w.thread.terminate();
-    }));
+    const workers = [...this.#workers.splice(0), ...this.#retiring];
+    this.#retiring.clear();
+    await Promise.all(workers.map((w) => this.#end(w, 'serve is shutting down')));
   }
 
-  /** The worker with the fewest runs; on a tie the first, so a lone client keeps one warm thread. */
+  /** The worker with the fewest runs; on a tie the first, so a lone client keeps one warm process. */
   #pick(): PoolWorker {
     // Replaced here, not as the old one dies: a worker that cannot start fails runs, it does not spin.
-    for (let i = 0; i < this.#workers.length; i++) this.#workers[i] ??= this.#spawn();
+    for (let i = 0; i < this.#workers.length; i++) if (this.#workers[i]?.dead !== false) this.#workers[i] = this.#spawn();
     let best = this.#workers[0]!;
-    for (const w of this.#workers) if (w!.runs.size < best.runs.size) best = w!;
+    for (const w of this.#workers) if (w.runs.size < best.runs.size) best = w;
     return best;
   }
 
   #spawn(): PoolWorker {
-    // The worker gets no environment but what Node itself reads: it never needs a secret.
-    const nodeOptions = process.env['NODE_OPTIONS'];
-    const thread = new Worker(this.#url, { env: nodeOptions === undefined ? {} : { NODE_OPTIONS: nodeOptions } });
-    const worker: PoolWorker = { thread, threadId: thread.threadId, runs: new Set(), dead: false };
-    thread.on('message', (message: FromWorker) => this.#onMessage(worker, message));
-    thread.on('error', (error) => this.#replace(worker, `failed: ${error.message}`));
-    thread.on('exit', (code) => this.#replace(worker, `exited with code ${code}`));
+    let child: ChildProcess;
+    try {
+      child = spawnWorker(this.#url);
+    } catch (error) {
+      this.#warn(`could not start a run worker: ${(error as Error).message}`);
+      return { child: undefined, pid: undefined, runs: new Set(), lastWords: () => '', startRss: undefined, retiring: false, dead: true };
+    }
+    const worker: PoolWorker = { child, pid: child.pid, runs: new Set(), lastWords: stderrTail(child), startRss: undefined, retiring: false, dead: false };
+    child.on('message', (message: FromWorker) => this.#onMessage(worker, message));
+    child.on('error', (error) => this.#lost(worker, `failed: ${error.message}`));
+    child.on('exit', (code, signal) => this.#lost(worker, `exited with ${signal ?? `code ${code}`}`));
     // An idle pool must not keep the process alive: the HTTP server or stdin does that.
-    thread.unref();
+    setRef(child, false);
     return worker;
   }
 
-  #replace(worker: PoolWorker, why: string): void {
+  /** A worker that went by itself (or whose channel failed): its runs fail; its slot is refilled at the next run. */
+  #lost(worker: PoolWorker, why: string): void {
     if (worker.dead) return;
     const failed = worker.runs.size;
     this.#bury(worker, `the run worker ${why}`);
+    worker.child?.kill('SIGKILL');
+    this.#retiring.delete(worker);
+    if (this.#workers.includes(worker) && !this.#closed) {
+      const words = worker.lastWords();
+      this.#warn(`run worker ${worker.pid} ${why}${words === '' ? '' : ` (its stderr: ${words})`}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place at the next run`);
+    }
+  }
+
+  /** Kills a worker that must go now (parked, stuck): its runs fail, and a new worker takes its slot at once. */
+  #kill(worker: PoolWorker, why: string): void {
+    if (worker.dead) return;
+    const failed = worker.runs.size;
+    this.#warn(`run worker ${worker.pid} ${why}: it was killed; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place`);
+    this.#vacate(worker);
+    void this.#end(worker, `the run worker was killed: ${why}`);
+  }
+
+  /** A worker past its memory ceiling: no new run goes to it, a new one takes its slot, and it ends with its last run. */
+  #retire(worker: PoolWorker, why: string): void {
+    if (worker.dead || worker.retiring) return;
+    this.#warn(`run worker ${worker.pid} is retired: ${why}; it ends with its last run (${worker.runs.size} left), a new worker takes its place`);
+    this.#vacate(worker);
+    worker.retiring = true;
+    if (worker.runs.size === 0) void this.#end(worker, 'retired');
+    else this.#retiring.add(worker);
+  }
+
+  #vacate(worker: PoolWorker): void {
     const at = this.#workers.indexOf(worker);
-    if (at < 0 || this.#closed) return;
-    this.#warn(`run worker ${worker.threadId} ${why}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place at the next run`);
-    this.#workers[at] = undefined;
+    if (at >= 0 && !this.#closed) this.#workers[at] = this.#spawn();
+  }
+
+  /** Fails the worker's runs, kills its process (a parked isolate blocks a normal exit) and waits a little for it to go. */
+  async #end(worker: PoolWorker, why: string): Promise<void> {
+    this.#retiring.delete(worker);
+    const alreadyDead = worker.dead;
+    this.#bury(worker, why);
+    const child = worker.child;
+    if (alreadyDead || child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
   }
 
   /** Fails the worker's runs and aborts their host calls; the worker is not used again. */
   #bury(worker: PoolWorker, why: string): void {
     worker.dead = true;
-    for (const id of worker.runs) {
-      const run = this.#runs.get(id);
-      if (!run) continue;
-      for (const call of run.calls.values()) call.abort(RUN_ENDED());
-      this.#finish(id, {
-        ok: false,
-        outputs: [],
-        logs: [],
-        error: {
-          name: 'Error',
-          code: 'SERVE_WORKER_FAILED',
-          message: `The thread running this script stopped (${why}): the run ended without a result; its calls were cancelled. Other runs are not affected: run it again.`,
-        },
-        durationMs: Math.round((performance.now() - run.started) * 1000) / 1000,
-        calls: run.made,
-      });
-    }
+    for (const id of [...worker.runs]) this.#runs.get(id)?.fail(why);
   }
 
-  #finish(id: number, record: RunRecord | Error): void {
+  #forget(id: number, record: RunRecord | undefined): void {
     const run = this.#runs.get(id);
     if (!run) return;
     this.#runs.delete(id);
-    run.worker.runs.delete(id);
-    if (run.worker.runs.size === 0) run.worker.thread.unref();
-    run.unlisten();
-    if (record instanceof Error) run.reject(record);
-    else run.resolve(record);
+    const worker = run.worker as PoolWorker;
+    worker.runs.delete(id);
+    // V8 may have lent the isolate memory past its limit, or left a builtin working after the run was stopped.
+    const stopped = STOPPED.get(record?.error?.code ?? '');
+    if (stopped !== undefined && !this.#closed) this.#retire(worker, `a run in it ${stopped}`);
+    if (worker.runs.size > 0 || worker.dead) return;
+    if (worker.retiring) void this.#end(worker, 'retired');
+    else setRef(worker.child, false);
   }
 
   #onMessage(worker: PoolWorker, message: FromWorker): void {
+    if (message.type === 'health') {
+      this.#onHealth(worker, message);
+      return;
+    }
     const run = this.#runs.get(message.id);
-    if (!run || run.worker !== worker) return;
-    switch (message.type) {
-      case 'call':
-        void this.#call(run, message.id, message.call, message.fn, message.args);
-        return;
-      case 'call-abort':
-        run.calls.get(message.call)?.abort(rebuild(message.reason));
-        return;
-      case 'events':
-        for (const event of message.events) {
-          try {
-            if (event.type === 'progress') run.options.onProgress?.(event.progress);
-            else if (event.type === 'output') run.options.onOutput?.(event.entry);
-            else run.options.onCallEnd?.(event.call);
-          } catch {
-            // A failing listener must not fail the run, as in process.
-          }
-        }
-        return;
-      case 'done':
-        this.#finish(message.id, message.record);
-        return;
-      case 'failed':
-        this.#finish(message.id, rebuild(message.error));
-    }
+    if (run?.worker === worker) run.onMessage(message);
   }
 
-  /** Makes one of the run's host calls here and sends the answer (or the error's crossing shape). */
-  async #call(run: PoolRun, id: number, call: number, fn: string, args: unknown): Promise<void> {
-    const controller = new AbortController();
-    run.calls.set(call, controller);
-    run.made++;
-    const onProgress = (progress: HostProgress): void => {
-      this.#post(run.worker, { type: 'call-progress', id, call, progress });
-    };
-    let answer: ToWorker;
-    try {
-      const host = run.options.functions[fn];
-      if (!host) throw new TypeError(`tools.${fn} is not a function`);
-      answer = { type: 'answer', id, call, ...this.#bounded(run, fn, await host(args, { signal: controller.signal, onProgress })) };
-    } catch (error) {
-      answer = { type: 'answer', id, call, error: shapeHostError(error) };
-    } finally {
-      run.calls.delete(call);
-    }
-    this.#post(run.worker, answer);
-  }
-
-  /**
-   * An answer as JSON text (what the runtime keeps of a value anyway), refused here when even an
-   * empty isolate of the run's memory limit could not take it: bounded before it crosses into the
-   * worker, where the run's own gate then measures its isolate as in process.
-   */
-  #bounded(run: PoolRun, fn: string, value: unknown): { json?: string } | { error: ErrorShape } {
-    let json: string | undefined;
-    try {
-      json = JSON.stringify(value);
-    } catch (error) {
-      return { error: { name: 'TypeError', message: `tools.${fn}() returned a value that cannot be converted to JSON (${(error as Error).message})` } };
-    }
-    if (json === undefined) return {};
-    const refused = beyondLimit(fn, json, run.options.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB);
-    return refused ? { error: refused } : { json };
+  #onHealth(worker: PoolWorker, health: WorkerHealth): void {
+    worker.startRss ??= health.rss;
+    const verdict = retirement(health, worker.startRss);
+    if (verdict === undefined || this.#closed) return;
+    if (verdict.now) this.#kill(worker, verdict.why);
+    else this.#retire(worker, verdict.why);
   }
 
   #post(worker: PoolWorker, message: ToWorker): void {
-    if (!worker.dead) worker.thread.postMessage(message);
+    if (!worker.dead && worker.child?.connected === true) worker.child.send(message);
   }
 }
 
-const RUN_ENDED = (): BerryError => new BerryError('SCRIPT_ABORTED', 'The script run ended before this call finished.');
+/** Whether a worker's process and channel keep serve's event loop alive. */
+function setRef(child: ChildProcess | undefined, ref: boolean): void {
+  if (child === undefined) return;
+  if (ref) {
+    child.ref();
+    child.channel?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+  }
+}

@@ -1,13 +1,14 @@
 /**
- * The messages between serve's main thread and a run worker (worker-pool.ts, run-worker.ts). A
- * worker runs scripts only: each run's isolate lives there, and each `tools.*` call comes back to
- * the main thread, whose host makes it (one set of MCP connections, approvals and elicitations as
- * for a run in process). Every value is structured-cloned; `id` is the run, `call` the host call.
+ * The messages between serve and a run worker, a child process (worker-pool.ts, run-worker.ts),
+ * over its IPC channel. A worker runs scripts only: each run's isolate lives there, and each
+ * `tools.*` call comes back to serve, whose host makes it (one set of MCP connections, approvals
+ * and elicitations as for a run in process). Every value is structured-cloned (the channel's
+ * 'advanced' serialization); `id` is the run, `call` the host call.
  */
 import { BerryError, type BerryErrorCode } from '../common/errors.js';
 import type { ErrorShape, HostProgress, RunEntry, RunProgress, RunRecord, RunScriptOptions } from '../runtime/index.js';
 
-/** runScript's options that are plain data (the functions and hooks stay on the main thread). */
+/** runScript's options that are plain data (the functions and hooks stay in serve). */
 export interface RunLimits {
   readonly timeoutMs?: number;
   readonly memoryLimitMb?: number;
@@ -17,7 +18,7 @@ export interface RunLimits {
   readonly filename?: string;
 }
 
-/** What the worker forwards: set for each hook the run has on the main thread. */
+/** What the worker forwards: set for each hook the run has in serve. */
 export interface RunHooks {
   readonly progress: boolean;
   readonly output: boolean;
@@ -36,7 +37,19 @@ export type RunEvent =
   | { readonly type: 'output'; readonly entry: RunEntry }
   | { readonly type: 'call-end'; readonly call: { readonly fn: string; readonly call: number } };
 
+/** What a worker says of itself: sent once started, after a run (a little later, once its isolate is gone), and at once after a catastrophe. */
+export interface WorkerHealth {
+  readonly type: 'health';
+  /** Resident memory of the process, in bytes. */
+  readonly rss: number;
+  /** Isolates of the process parked by a catastrophic out-of-memory error: their memory never comes back. */
+  readonly parked: number;
+  /** The memory limits (MB) of the runs executing in it when rss was read. */
+  readonly runningMb: readonly number[];
+}
+
 export type FromWorker =
+  | WorkerHealth
   | { readonly type: 'call'; readonly id: number; readonly call: number; readonly fn: string; readonly args: unknown }
   | { readonly type: 'call-abort'; readonly id: number; readonly call: number; readonly reason: ErrorShape }
   /** Progress, outputs and call ends of one turn of the worker's loop, in order: one message, not one each. */

@@ -33,7 +33,7 @@ async function recordingIvm(): Promise<{ ivm: Ivm; made: IsolatedVm.Isolate[] }>
 
 const SPEC: SandboxSpec = {
   memoryLimitMb: 128,
-  config: { names: ['echo'], remaining: 1024, resultLimit: 1024, argumentLimit: 1024, argumentCode: 'X', maxCalls: 4, fillLimit: 1024 },
+  config: { names: ['echo'], remaining: 1024, resultLimit: 1024, argumentLimit: 1024, argumentCode: 'X', maxCalls: 4, fillLimit: 1024, flatLimit: 134_217_728 },
 };
 
 describe('warm isolate pool', () => {

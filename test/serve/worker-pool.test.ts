@@ -1,25 +1,25 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ElicitRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHost, type Host } from '../../src/host.js';
 import type { RunEntry, RunProgress } from '../../src/runtime/index.js';
 import { defaultConcurrency, defaultWorkers } from '../../src/serve/executor.js';
 import { WorkerPool } from '../../src/serve/worker-pool.js';
-import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { ceilingBytes, retirement } from '../../src/serve/worker-process.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { FIXTURES_DIR } from '../support/paths.js';
-import { childPidsOf, processAlive } from '../support/processes.js';
+import { workerPidsOf } from '../support/process-memory.js';
+import { processAlive } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 const sleep = (ms: number): string => `await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } }); return 'slept ${ms}';`;
 const crashingWorker = new URL(`file://${join(FIXTURES_DIR, 'crashing-run-worker.mjs')}`);
-/** Threads of this process now (Linux). */
-const threads = (): number => readdirSync('/proc/self/task').length;
+/** This process's run workers alive now (Linux). */
+const workerPids = (): number[] => workerPidsOf(process.pid);
 
-describe('serve: WorkerPool, scripts in worker threads with the host on the main thread', function () {
+describe('serve: WorkerPool, scripts in worker processes with the host in serve', function () {
   this.timeout(60_000);
   let tmp: ReturnType<typeof tempDir>;
   let cancelLog: string;
@@ -51,11 +51,11 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     tmp.cleanup();
   });
 
-  it('defaults to no worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [0, 2, 2, 3, 4, 4]);
+  it('defaults to one worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
+    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [1, 2, 2, 3, 4, 4]);
   });
 
-  it('defaults --max-concurrency to 4 runs per thread that runs scripts', () => {
+  it('defaults --max-concurrency to 4 runs per process that runs scripts', () => {
     assert.deepEqual([0, 1, 2, 4].map((workers) => defaultConcurrency(workers)), [4, 4, 8, 16]);
   });
 
@@ -101,7 +101,7 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal((inWorker.result as string[])[0], 'MCP_UNKNOWN_SERVER');
   });
 
-  it('refuses on the main thread an answer its run could never hold, before it crosses into the worker', async () => {
+  it('refuses in serve an answer its run could never hold, before it crosses into the worker', async () => {
     const workers = pool({ size: 1 });
     const sent: number[] = [];
     // 40 MB of text for a 16 MB run: MCP_RESULT_TOO_LARGE, and the worker's heap never sees it.
@@ -119,13 +119,15 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.equal(record.ok, true, JSON.stringify(record.error));
     const [code40, message40, length1] = record.result as [string, string, number];
     assert.deepEqual([code40, length1], ['MCP_RESULT_TOO_LARGE', 1024 * 1024]);
-    // The whole limit as the room: no isolate was measured, so the refusal came from the main thread.
+    // The whole limit as the room: no isolate was measured, so the refusal came from serve's side.
     assert.match(message40, /the run has 16\.0 MB of its 16 MB memory limit/);
     assert.deepEqual(sent, [40, 1]);
   });
 
-  it('an abort ends the run in its worker and cancels its call on the server', async () => {
-    const workers = pool({ size: 2 });
+  it('an abort ends the run in its worker and cancels its call on the server; that worker is replaced', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 2, onWarning: (m) => warnings.push(m) });
+    const [first] = workers.workers().map((w) => w.pid!);
     const controller = new AbortController();
     const running = host.run(sleep(10_000), { runScript: workers.run, signal: controller.signal });
     await waitForEvent(eventLog, 'started sleep');
@@ -133,12 +135,16 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     const record = await running;
     assert.equal(record.error?.code, 'SCRIPT_ABORTED');
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the sleep call to be cancelled on its server');
+    // A stopped run may leave a builtin working in its isolate's thread: its worker goes, a new one takes the slot.
+    await waitFor(() => !processAlive(first!), 5_000, 'the worker of the stopped run to end');
+    assert.equal(workers.workers().length, 2);
+    assert.match(warnings.join('\n'), /is retired: a run in it was aborted/);
   });
 
   it('a worker that dies fails only its own runs (SERVE_WORKER_FAILED, its call cancelled) and is replaced', async () => {
     const warnings: string[] = [];
     const workers = pool({ size: 2, workerUrl: crashingWorker, onWarning: (m) => warnings.push(m) });
-    const before = workers.workers().map((w) => w.threadId);
+    const before = workers.workers().map((w) => w.pid);
     const doomed = host.run(`/* crash the worker */ ${sleep(10_000)}`, { runScript: workers.run });
     const other = host.run(sleep(800), { runScript: workers.run });
     const [lost, kept] = await Promise.all([doomed, other]);
@@ -152,9 +158,34 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker takes its place at the next run/);
     const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
     assert.deepEqual(again.map((r) => r.result), [42, 42]);
-    const after = workers.workers().map((w) => w.threadId);
+    const after = workers.workers().map((w) => w.pid);
     assert.equal(after.length, 2);
     assert.equal(after.filter((id) => !before.includes(id)).length, 1, 'exactly one new worker');
+  });
+
+  it('a worker that stops answering is killed past the run\'s time limit + hangGraceMs; its run fails, the next run gets a new worker', async () => {
+    const warnings: string[] = [];
+    const workers = pool({ size: 1, workerUrl: crashingWorker, hangGraceMs: 500, onWarning: (m) => warnings.push(m) });
+    const [stuck] = workers.workers().map((w) => w.pid!);
+    const started = performance.now();
+    const record = await host.run(`/* hang the worker */ ${sleep(5_000)}`, { runScript: workers.run, timeoutMs: 600 });
+    assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+    assert.match(record.error!.message, /did not end a run within its time limit \+ 0\.5 s.*run it again/);
+    assert.ok(performance.now() - started < 5_000);
+    await waitFor(() => !processAlive(stuck!), 5_000, 'the stuck worker to be killed');
+    assert.equal((await host.run('return 40 + 2', { runScript: workers.run })).result, 42);
+    assert.match(warnings.join('\n'), /did not end a run within its time limit/);
+  });
+
+  it("retires a worker past its ceiling: its memory at start + 64 MB + twice the memory limit of each run still in it", () => {
+    const MB = 1024 * 1024;
+    assert.equal(ceilingBytes(50 * MB, []), 114 * MB);
+    assert.equal(ceilingBytes(50 * MB, [128, 32]), (114 + 320) * MB);
+    const health = (rss: number, parked = 0, runningMb: number[] = []) => ({ type: 'health' as const, rss: rss * MB, parked, runningMb });
+    assert.equal(retirement(health(114), 50 * MB), undefined);
+    assert.deepEqual({ ...retirement(health(115), 50 * MB), why: '' }, { now: false, why: '' });
+    assert.equal(retirement(health(300, 0, [128]), 50 * MB), undefined);
+    assert.equal(retirement(health(60, 1), 50 * MB)?.now, true, 'a parked isolate: at once, whatever the memory');
   });
 
   it('a worker module that cannot start fails each run with SERVE_WORKER_FAILED and is not restarted in a loop', async () => {
@@ -163,138 +194,30 @@ describe('serve: WorkerPool, scripts in worker threads with the host on the main
     for (let i = 0; i < 2; i++) {
       const record = await host.run('return 1', { runScript: workers.run });
       assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
+      assert.match(record.error!.message, /exited with code 1/);
     }
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(warnings.length, 2, warnings.join('\n'));
+    await new Promise((r) => setTimeout(r, 500));
+    const seen = warnings.length;
+    // The one made at the start, and one per run: none more while no run asks.
+    assert.ok(seen <= 3, warnings.join('\n'));
+    await new Promise((r) => setTimeout(r, 1_000));
+    assert.equal(warnings.length, seen, warnings.join('\n'));
   });
 
-  it('close ends every worker thread; a run still in one ends, and later runs are refused', async () => {
-    const base = threads();
+  it('close ends every worker process; a run still in one ends, and later runs are refused', async () => {
+    const base = workerPids();
     const workers = pool({ size: 3 });
     await Promise.all([1, 2, 3].map(() => host.run('return 1', { runScript: workers.run })));
-    assert.ok(threads() >= base + 3, `${threads()} threads, ${base} before the pool`);
+    const mine = workers.workers().map((w) => w.pid!);
+    assert.equal(mine.length, 3);
+    assert.ok(mine.every((pid) => workerPids().includes(pid) && !base.includes(pid)), `workers ${mine.join(' ')}, alive ${workerPids().join(' ')}`);
     const running = host.run(sleep(10_000), { runScript: workers.run });
     await waitForEvent(eventLog, 'started sleep');
     await workers.close(200);
     const record = await running;
     assert.equal(record.error?.code, 'SERVE_WORKER_FAILED');
-    await waitFor(() => threads() <= base, 5_000, `the worker threads to end (${threads()} now, ${base} before)`);
+    await waitFor(() => mine.every((pid) => !processAlive(pid)), 5_000, `the worker processes to end (${workerPids().join(' ')} alive)`);
     await assert.rejects(host.run('return 1', { runScript: workers.run }), { code: 'SCRIPT_SETUP_FAILED' });
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, 'the call of the run cut short to be cancelled');
-  });
-});
-
-describe('berry-mcp serve --http --workers 2', function () {
-  this.timeout(90_000);
-  const TOKEN = 'workers-token';
-  let tmp: ReturnType<typeof tempDir>;
-  let eventLog: string;
-  const serves: HttpServe[] = [];
-
-  before(() => {
-    tmp = tempDir('berry-serve-workers-');
-    eventLog = join(tmp.dir, 'events.log');
-    writeConfig(tmp.dir, { fault: faultEntry([], { env: { FIXTURE_EVENT_LOG: eventLog } }) });
-  });
-  after(async () => {
-    await Promise.all(serves.map((s) => s.close()));
-    tmp.cleanup();
-  });
-  const start = async (args: string[], workers = 2): Promise<HttpServe> => {
-    const serve = await serveHttp(['--config', 'mcp.json', '--workers', String(workers), ...args], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: TOKEN } });
-    serves.push(serve);
-    return serve;
-  };
-
-  it("each client is asked to approve only its own runs' calls, whichever worker runs them", async () => {
-    const serve = await start(['--confirm-writes', '--max-concurrency', '4']);
-    const asked: Record<string, string[]> = { a: [], b: [] };
-    const clients = await Promise.all(
-      ['a', 'b'].map(async (name) => {
-        const client = await serve.connect(TOKEN, { capabilities: { elicitation: { form: {} } } });
-        client.setRequestHandler(ElicitRequestSchema, async (request) => {
-          asked[name]!.push(request.params.message);
-          // Let the other client's runs be in flight at the same time.
-          await new Promise((r) => setTimeout(r, 100));
-          return { action: 'accept', content: { approve: request.params.message.includes(`from-${name}`) } };
-        });
-        return { name, client };
-      }),
-    );
-    const results = await Promise.all(
-      clients.flatMap(({ name, client }) =>
-        [1, 2, 3].map(async (n) => {
-          const result = await run(client, `return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'from-${name}-${n}' } })).content[0].text;`);
-          return { name, n, result };
-        }),
-      ),
-    );
-    for (const { name, n, result } of results) {
-      assert.equal(result.isError, undefined, texts(result).join('\n'));
-      assert.equal(result.structuredContent?.['result'], `from-${name}-${n}`);
-    }
-    for (const name of ['a', 'b']) {
-      assert.equal(asked[name]!.length, 3, asked[name]!.join('\n---\n'));
-      assert.ok(asked[name]!.every((m) => m.includes(`from-${name}-`)), `${name} was asked: ${asked[name]!.join(' | ')}`);
-    }
-  });
-
-  it("keeps the queue's round robin: a client's run waits behind at most one queued run of another client", async () => {
-    const serve = await start(['--max-concurrency', '2']);
-    const a = await serve.connect(TOKEN);
-    const b = await serve.connect(TOKEN);
-    await run(a, sleep(1));
-    writeFileSync(eventLog, '');
-    const order: string[] = [];
-    const track = (name: string, result: Promise<CallToolResult>): Promise<void> =>
-      result.then((r) => {
-        assert.equal(r.isError, undefined, texts(r).join('\n'));
-        order.push(name);
-      });
-    const mine = [1, 2, 3, 4, 5, 6].map((n) => track(`a${n}`, run(a, sleep(600))));
-    await waitForEvent(eventLog, 'started sleep', { count: 2 });
-    await Promise.all([...mine, track('b', run(b, 'return 1'))]);
-    // b came while a1 and a2 ran, behind a3..a6: it runs right after a3 (one FIFO would put it last).
-    assert.ok(order.indexOf('b') <= 3, order.join(' '));
-    assert.equal(order.length, 7);
-  });
-
-  it('exits cleanly on SIGTERM with runs in flight, leaving no process behind', async () => {
-    const serve = await start([]);
-    const client = await serve.connect(TOKEN);
-    await run(client, sleep(1));
-    writeFileSync(eventLog, '');
-    // The SDK client never settles a request whose stream the server closed: it is not awaited.
-    void run(client, sleep(30_000)).catch(() => {});
-    await waitForEvent(eventLog, 'started sleep');
-    const children = childPidsOf(serve.child.pid!);
-    assert.ok(children.length > 0, 'the fault server runs under serve');
-    const exited = new Promise<number | null>((resolve) => serve.child.once('exit', resolve));
-    serve.child.kill('SIGTERM');
-    assert.equal(await exited, 0, serve.stderr());
-    await waitFor(() => children.every((pid) => !processAlive(pid)), 5_000, 'the servers serve started to exit');
-  });
-
-  it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
-    for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
-      // One client may use every slot here: this counts the slots, not a client's share of them.
-      const serve = await start(['--max-queued-runs', '1', '--max-client-concurrency', String(slots)], workers);
-      const client = await serve.connect(TOKEN);
-      await run(client, sleep(1));
-      // slots execute, one waits, and one more finds the client's queue full, whatever their order.
-      const results = await Promise.all(Array.from({ length: slots + 2 }, () => run(client, sleep(1_000))));
-      const refused = results.filter((r) => r.isError === true);
-      assert.equal(refused.length, 1, `--workers ${workers}: ${results.map((r) => texts(r).join(' ')).join(' | ')}`);
-      assert.match(texts(refused[0]!).join('\n'), new RegExp(`the server ${slots}\\).*SERVE_QUEUE_FULL`, 's'));
-      assert.equal(results.filter((r) => r.isError === undefined).length, slots + 1);
-      await serve.close();
-    }
-  });
-
-  it('--workers 0 runs on the main thread as before; a bad count is a usage error', async () => {
-    const serve = await start([], 0);
-    const result = await run(await serve.connect(TOKEN), 'return 6 * 7');
-    assert.equal(result.structuredContent?.['result'], 42);
-    await assert.rejects(serveHttp(['--config', 'mcp.json', '--workers', '65'], { cwd: tmp.dir }), /--workers needs a number of worker threads from 0 to 64/);
   });
 });

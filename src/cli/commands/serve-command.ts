@@ -92,6 +92,9 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
   let host: Host | undefined;
   let service: RunService | undefined;
   let tokens: { readonly token: string } | { readonly tokens: ServeToken[] } | undefined;
+  let stop!: () => void;
+  /** Set when a parked isolate ended serve (with --workers 0 it lives in this process). */
+  let parked = false;
   try {
     if (serve.tokenFile !== undefined) tokens = { tokens: readTokenFile(serve.tokenFile, io.cwd, say) };
     else if (serve.http) tokens = { token: givenToken || generateToken() };
@@ -102,6 +105,16 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
+      // Only runs in this process (--workers 0) can park an isolate here; each would keep its memory until serve ends.
+      onParkedIsolate: () => {
+        say(
+          "a script ran out of memory in a way V8 cannot recover from, in serve's own process (--workers 0): its isolate holds its memory " +
+            'until the process ends, so serve stops now (runs in flight are cancelled). Start it again; with --workers 1 or more such a ' +
+            'script costs only its worker process, which serve replaces.',
+        );
+        parked = true;
+        stop();
+      },
     });
     service = new RunService({
       host,
@@ -124,7 +137,6 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
     return 2;
   }
 
-  let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
   // main turns SIGINT and SIGTERM into this signal.
   if (signal.aborted) stop();
@@ -154,7 +166,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       await stopped;
       await serving.close();
     }
-    return 0;
+    return parked ? 1 : 0;
   } finally {
     signal.removeEventListener('abort', stop);
     await service.close();
