@@ -82,6 +82,8 @@ declare namespace BerryMcp {
     | 'SCRIPT_ABORTED'
     | 'SCRIPT_SETUP_FAILED'
     | 'SERVE_QUEUE_FULL'
+    | 'SERVE_SESSION_LIMIT'
+    | 'SERVE_STREAM_LIMIT'
     | 'SERVE_WORKER_FAILED';
 
   /**
