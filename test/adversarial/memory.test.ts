@@ -221,11 +221,20 @@ describe('adversarial: memory, bounded for the process (serve runs scripts in wo
       const client = await serve.connect(TOKEN);
       const exited = new Promise<number | null>((resolve) => serve.child.once('exit', resolve));
       const started = performance.now();
-      // Not awaited: the SDK client never settles a request whose stream the server closed.
-      void run(client, PARK).catch(() => {});
+      // V8 gives up on PARK nearly always at 256 MB, not always: a run it survived answers, and the
+      // script is sent again (the SDK client never settles the request of the run that parked).
+      let answered = 0;
+      let status: number | null | 'running' = 'running';
+      for (let attempt = 0; attempt < 5 && status === 'running'; attempt++) {
+        const answer = run(client, PARK).then(() => 'answered' as const, () => 'answered' as const);
+        const first = await Promise.race([answer, exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 60_000))]);
+        if (first === 'running') break;
+        if (first === 'answered') answered++;
+        else status = first;
+      }
       // Before: serve went on holding the isolate's memory, and each such run added as much again.
-      assert.equal(await exited, 1);
-      assert.ok(performance.now() - started < 30_000);
+      assert.equal(status, 1, `serve did not stop (${answered} runs answered without parking); stderr: ${serve.stderr().slice(-2000)}`);
+      assert.ok(performance.now() - started < 30_000 * (answered + 1));
       assert.match(serve.stderr(), /ran out of memory in a way V8 cannot recover from.*--workers 1 or more/s);
     });
   });
