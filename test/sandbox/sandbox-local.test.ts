@@ -99,6 +99,17 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     }
   });
 
+  it('a bind mounted deep under /tmp or a new top folder is reachable for the server (the folders above it are 0755)', async () => {
+    // As root, bwrap made the folders above such a mount point 0700: uid 65534 could not pass them
+    // (a checkout under /tmp, as CI's, could not even load its own fixtures).
+    const data = join(root, 'deep-data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'found.txt'), 'reached\n');
+    const { host } = hostFor({ deep: spyEntry({ mode: 'on', roBinds: [`${data}:/tmp/a/b/data`, `${data}:/berry-new/c/data`] }) });
+    assert.deepEqual(await spy(host, 'deep', 'read', { path: '/tmp/a/b/data/found.txt' }), { text: 'reached\n' });
+    assert.deepEqual(await spy(host, 'deep', 'read', { path: '/berry-new/c/data/found.txt' }), { text: 'reached\n' });
+  });
+
   it('workspace "none" hides the working directory, at /workspace and at its own path', async () => {
     const { host } = hostFor({ none: spyEntry({ mode: 'on', workspace: 'none' }) });
     assert.deepEqual(await spy(host, 'none', 'list', { path: '/workspace' }), { error: 'ENOENT' });

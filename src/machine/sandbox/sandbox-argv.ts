@@ -43,13 +43,37 @@ export function bwrapArgs(input: BwrapInput): string[] {
   if (facts.present.has('/run/systemd/resolve')) out.push('--ro-bind', '/run/systemd/resolve', '/run/systemd/resolve');
   if (facts.present.has('/var/tmp')) out.push('--tmpfs', '/var/tmp');
   let chdir = realHome;
+  const systemDirs = new Set(facts.roots.filter((entry) => entry.kind === 'dir' && !HIDDEN.has(entry.path)).map((entry) => entry.path));
+  const mounted: string[] = [];
   for (const mount of input.mounts) {
-    out.push(...mountArgs(mount));
+    out.push(...parentDirArgs(mount.target, systemDirs, mounted), ...mountArgs(mount));
+    mounted.push(mount.target);
     if (mount.role === 'workspace') chdir = SANDBOX_WORKSPACE;
     // `none` hides the working directory at its own path too, not only at /workspace (binds come after).
-    if (mount.role === 'home' && policy.workspace === 'none' && visibleAt(cwd, realHome)) out.push('--tmpfs', cwd);
+    if (mount.role === 'home' && policy.workspace === 'none' && visibleAt(cwd, realHome)) {
+      out.push(...parentDirArgs(cwd, systemDirs, mounted), '--tmpfs', cwd);
+      mounted.push(cwd);
+    }
   }
   out.push('--chdir', chdir, '--', ...commandPrefix(input.identity), input.command, ...input.args);
+  return out;
+}
+
+/**
+ * The folders above a mount point that exist only inside the sandbox (in its tmpfs root, /tmp, /run,
+ * /home): made 0755 here, since bwrap running as root makes them 0700 and a server run as uid 65534
+ * could not pass them to reach its mount. Folders from the machine (a system mount, an earlier
+ * mount) keep their own modes.
+ */
+function parentDirArgs(target: string, systemDirs: ReadonlySet<string>, mounted: readonly string[]): string[] {
+  const parts = target.split('/').filter(Boolean);
+  if (parts.length < 2 || systemDirs.has(`/${parts[0]}`)) return [];
+  const out: string[] = [];
+  for (let i = 1; i < parts.length; i++) {
+    const dir = `/${parts.slice(0, i).join('/')}`;
+    if (mounted.some((earlier) => within(dir, earlier))) continue;
+    out.push('--perms', '0755', '--dir', dir);
+  }
   return out;
 }
 
