@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
+import { runSelfKilling } from '../support/processes.js';
 
 /**
  * The library's signal that the process now holds a parked isolate (HostOptions.onParkedIsolate).
@@ -29,13 +29,7 @@ describe('createHost({ onParkedIsolate }): the embedder hears when its process h
       out.after = parkedIsolates();
       console.log(JSON.stringify(out));
       process.kill(process.pid, 'SIGKILL');`;
-    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], {
-      encoding: 'utf8',
-      timeout: 100_000,
-      env: { ...process.env, MALLOC_ARENA_MAX: '2' },
-    });
-    assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
-    const out = JSON.parse(child.stdout) as { before: number; codes: string[]; eventsAfterEach: number[]; plain: number; events: unknown[]; after: number };
+    const out = runSelfKilling(program) as { before: number; codes: string[]; eventsAfterEach: number[]; plain: number; events: unknown[]; after: number };
     assert.equal(out.before, 0);
     assert.deepEqual(out.codes, ['SCRIPT_MEMORY_LIMIT', 'SCRIPT_MEMORY_LIMIT', 'SCRIPT_MEMORY_LIMIT']);
     assert.equal(out.plain, 42);

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../support/paths.js';
+import { runSelfKilling } from '../support/processes.js';
 
 /**
  * Scripts that used to abort the whole host process: V8 gives up on one allocation it cannot fit
@@ -40,13 +41,7 @@ describe('runtime: scripts that make V8 give up do not take the host down', func
       console.log(JSON.stringify(out));
       // A parked isolate thread makes even process.exit() hang (see src/bin.ts).
       process.kill(process.pid, 'SIGKILL');`;
-    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], {
-      encoding: 'utf8',
-      timeout: 100_000,
-      env: { ...process.env, MALLOC_ARENA_MAX: '2' },
-    });
-    assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
-    const out = JSON.parse(child.stdout) as Record<string, unknown>;
+    const out = runSelfKilling(program) as Record<string, unknown>;
     assert.deepEqual(out['splitHuge'], ['SCRIPT_ERROR', 'RangeError']);
     assert.deepEqual(out['splitHugeOnChar'], ['SCRIPT_ERROR', 'RangeError']);
     assert.deepEqual(out['jsonParseHugeArray'], ['SCRIPT_ERROR', 'RangeError']);

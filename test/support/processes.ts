@@ -1,5 +1,6 @@
 // Inspecting processes through /proc (Linux), and running one with pipes.
-import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 
 /** /proc/PID/stat fields after the command name: [state, ppid, pgrp, session, ...]; undefined if gone. */
@@ -109,4 +110,19 @@ export function runProcess(command: string, args: readonly string[], options: Cl
     typeNext();
     child.on('close', () => child.stdin.destroy());
   });
+}
+
+/**
+ * Runs `program` (an ES module's source, which prints one JSON line and then SIGKILLs itself: a
+ * parked isolate makes even process.exit() hang) in a fresh Node with isolated-vm's flag, and
+ * returns that line parsed. Fails unless the program ended itself by SIGKILL.
+ */
+export function runSelfKilling(program: string): unknown {
+    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], {
+        encoding: 'utf8',
+        timeout: 100_000,
+        env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+    });
+    assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
+    return JSON.parse(child.stdout);
 }
