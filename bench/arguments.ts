@@ -11,11 +11,11 @@
  */
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { createHost } from '../src/index.js';
-import { ArgumentChecker } from '../src/mcp/operations/argument-check.js';
-import { callOn } from '../src/mcp/operations/call-operation.js';
-import { ObservedTypes } from '../src/mcp/catalog/observed-types/observer.js';
-import { OPEN_GATE } from '../src/mcp/server-text/gate.js';
-import { mergeObservations, observeResult, type Observation } from '../src/mcp/catalog/observed-types/observation.js';
+import { ArgumentChecker } from '../src/bindings/operations/arguments/argument-check.js';
+import { callOn } from '../src/bindings/operations/call-operation.js';
+import { ObservedTypes } from '../src/bindings/catalog/observed-types/observer.js';
+import { OPEN_GATE } from '../src/bindings/server-text/gate.js';
+import { mergeObservations, observeResult, type Observation } from '../src/bindings/catalog/observed-types/observation.js';
 import { typedServerPath } from '../test/support/paths.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';

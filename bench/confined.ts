@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type LocalMachine } from '../src/index.js';
-import { confineSpawnSpec, type SpawnSpec } from '../src/machine/index.js';
+import { confineSpawnSpec, type SpawnSpec } from '../src/remote/machine/index.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { ScratchHomeMachine } from '../test/sandbox/helpers.js';
 import { missing, row, type Row } from './rows.js';

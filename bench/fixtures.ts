@@ -11,7 +11,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { everythingPath, faultServerPath } from '../test/support/paths.js';
 import { writeConfig } from '../test/support/write-config.js';
-import { SETTLED_MS } from '../src/machine/unchanged-file.js';
+import { SETTLED_MS } from '../src/remote/machine/unchanged-file.js';
 
 export { everythingPath, faultServerPath, writeConfig };
 
@@ -30,7 +30,7 @@ export function faultEntry(extraArgs: string[] = []): { command: string; args: s
 
 /**
  * Waits until the file at `path` has settled: the host proves a settled mcp.json unchanged with one
- * stat, and reads a younger one in full on every operation (src/machine/unchanged-file.ts). A
+ * stat, and reads a younger one in full on every operation (src/remote/machine/unchanged-file.ts). A
  * user's mcp.json is older than that; a bench that writes one and measures at once would not be.
  */
 export async function settled(path: string): Promise<void> {

@@ -24,7 +24,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { defaultWorkers } from '../src/serve/executor.js';
+import { defaultWorkers } from '../src/serve/workers/executor.js';
 import { PROJECT_ROOT } from '../test/support/paths.js';
 import { childPidsOf } from '../test/support/processes.js';
 import type { ClientReport } from './serve-load-client.js';

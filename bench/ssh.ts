@@ -5,7 +5,7 @@
  * rounds. Reports "skipped: <reason>" when sshd or the SSH machine cannot be had here.
  */
 import { createHost, type Host } from '../src/index.js';
-import { SshMachine } from '../src/machine/ssh/ssh-machine.js';
+import { SshMachine } from '../src/remote/machine/ssh/ssh-machine.js';
 import { SERVER_EVERYTHING, sshMachineOptions, startSshd, type Sshd } from '../test/ssh/sshd.js';
 import { ECHO, tempDir, writeConfig } from './fixtures.js';
 import { messageOf, missing, row, value, type Row } from './rows.js';

@@ -1,6 +1,6 @@
-import type { ApproveCall } from './mcp/operations/approval.js';
-import type { ElicitationHandler } from './mcp/handlers.js';
-import { MachineHost, type McpHost, type McpHostOptions } from './mcp/index.js';
+import type { ApproveCall } from './bindings/operations/approval/approval.js';
+import type { ElicitationHandler } from './bindings/handlers.js';
+import { MachineHost, type McpHost, type McpHostOptions } from './bindings/index.js';
 import { IsolatePool, parkedIsolates, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**

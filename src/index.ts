@@ -1,12 +1,12 @@
 export { createHost } from './host.js';
 export type { Host, HostOptions, RunOptions } from './host.js';
-export { ConnectionPool, createMcpHost } from './mcp/index.js';
-export type * from './mcp/contract.js';
-export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './mcp/handlers.js';
-export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './mcp/operations/approval.js';
-export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './mcp/index.js';
+export { ConnectionPool, createMcpHost } from './bindings/index.js';
+export type * from './bindings/contract.js';
+export type { ElicitationHandler, ElicitationParams, ElicitationResult } from './bindings/handlers.js';
+export type { ApprovalAnswer, ApprovalRequest, ApproveCall } from './bindings/operations/approval/approval.js';
+export type { AuthorizeResult, CallOperationOptions, ConnectionPoolOptions, LogEvent, LogSink, McpHost, McpHostOptions } from './bindings/index.js';
 export type { AuthorizationUrlHandler } from './auth/index.js';
-export { LocalMachine, SshMachine } from './machine/index.js';
+export { LocalMachine, SshMachine } from './remote/machine/index.js';
 export type {
   FileInfo,
   LifetimeEndEvent,
@@ -16,7 +16,7 @@ export type {
   ProcessExit,
   SpawnSpec,
   SshMachineOptions,
-} from './machine/index.js';
+} from './remote/machine/index.js';
 export {
   BerryError,
   CallTimeoutError,

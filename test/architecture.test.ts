@@ -1,7 +1,8 @@
 /**
- * The layers of src/ hold themselves: every import of every file obeys src/layers.json, and no
- * import cycle exists (docs/architecture.md). Rules are per module (a folder or root file of src/),
- * so files may move inside a module without touching this test or the rules.
+ * The layers of src/ hold themselves: every import of every file obeys src/layers.json, no import
+ * cycle exists, and no folder is wider than a glance (docs/architecture.md). Rules are per module
+ * (a folder or root file of src/, or a sub-folder of a `nested` one), so files may move inside a
+ * module without touching this test or the rules.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,20 +13,34 @@ import { importsOf, tsFilesUnder, type ImportEdge } from './architecture/imports
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface LayerRules {
+  readonly maxFilesPerFolder: number;
+  readonly nested: readonly string[];
   readonly layers: readonly { readonly name: string; readonly modules: readonly string[] }[];
   readonly sideways: readonly (readonly [string, string])[];
   readonly only: Readonly<Record<string, readonly string[]>>;
   readonly packages: Readonly<Record<string, readonly string[]>>;
 }
 
-/** `src/mcp/pool/pool.ts` → `mcp`; `src/host.ts` → `host.ts`. */
-export function moduleOf(file: string): string {
-  return file.split('/')[1] ?? file;
+/** `src/bindings/pool/pool.ts` → `bindings`; `src/host.ts` → `host.ts`; with `remote` nested, `src/remote/machine/x.ts` → `remote/machine`. */
+export function moduleOf(file: string, nested: readonly string[]): string {
+  const parts = file.split('/');
+  const top = parts[1] ?? file;
+  return nested.includes(top) && parts.length > 3 ? `${top}/${parts[2]}` : top;
+}
+
+/** Folders of `files` holding more than `max` .ts files at their top, as "folder (N files)". */
+export function tooWide(files: readonly string[], max: number): string[] {
+  const counts = new Map<string, number>();
+  for (const file of files) {
+    const folder = file.slice(0, file.lastIndexOf('/'));
+    counts.set(folder, (counts.get(folder) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n > max).map(([folder, n]) => `${folder} (${n} files)`);
 }
 
 /** What is wrong with one import under the rules, or undefined. */
 export function brokenRule(rules: LayerRules, edge: ImportEdge): string | undefined {
-  const from = moduleOf(edge.from);
+  const from = moduleOf(edge.from, rules.nested);
   const layerOf = new Map(rules.layers.flatMap((layer, rank) => layer.modules.map((m) => [m, { rank, name: layer.name }] as const)));
   const own = layerOf.get(from);
   if (own === undefined) return `module "${from}" is in no layer of src/layers.json: add it`;
@@ -34,7 +49,7 @@ export function brokenRule(rules: LayerRules, edge: ImportEdge): string | undefi
     return banned === undefined ? undefined : `${from} must not import the package ${banned}* (packages)`;
   }
   if (!edge.to.startsWith('src/')) return `${from} imports from outside src/`;
-  const to = moduleOf(edge.to);
+  const to = moduleOf(edge.to, rules.nested);
   if (to === from) return undefined;
   const only = rules.only[from];
   if (only !== undefined && !only.includes(to)) return `${from} may import only ${only.join(', ')} (only), not ${to}`;
@@ -111,7 +126,14 @@ export function cyclesOf(edges: readonly ImportEdge[]): string[][] {
 
 function rulesOf(text: string): LayerRules {
   const parsed = JSON.parse(text) as Partial<LayerRules>;
-  return { layers: parsed.layers ?? [], sideways: parsed.sideways ?? [], only: parsed.only ?? {}, packages: parsed.packages ?? {} };
+  return {
+    maxFilesPerFolder: parsed.maxFilesPerFolder ?? Number.POSITIVE_INFINITY,
+    nested: parsed.nested ?? [],
+    layers: parsed.layers ?? [],
+    sideways: parsed.sideways ?? [],
+    only: parsed.only ?? {},
+    packages: parsed.packages ?? {},
+  };
 }
 
 describe('architecture: the layers of src/ (src/layers.json)', () => {
@@ -129,7 +151,7 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     const listed = rules.layers.flatMap((layer) => layer.modules);
     const twice = listed.filter((m, i) => listed.indexOf(m) !== i);
     assert.deepEqual(twice, [], `modules in more than one layer: ${twice.join(', ')}`);
-    const missing = [...new Set(files.map(moduleOf))].filter((m) => !listed.includes(m));
+    const missing = [...new Set(files.map((file) => moduleOf(file, rules.nested)))].filter((m) => !listed.includes(m));
     assert.deepEqual(missing, [], `modules of src/ in no layer of src/layers.json: ${missing.join(', ')}`);
   });
 
@@ -141,6 +163,12 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     assert.equal(broken.length, 0, `${broken.length} import(s) break src/layers.json:\n  ${broken.join('\n  ')}`);
   });
 
+  it('has no folder with more than maxFilesPerFolder .ts files at its top', () => {
+    assert.equal(rules.maxFilesPerFolder, 16);
+    const wide = tooWide(files, rules.maxFilesPerFolder);
+    assert.deepEqual(wide, [], `folders of src/ wider than ${rules.maxFilesPerFolder} files: group them by concern in sub-folders: ${wide.join(', ')}`);
+  });
+
   it('has no import cycle (type imports and dynamic import() included)', () => {
     const cycles = cyclesOf(edges);
     assert.equal(cycles.length, 0, `${cycles.length} import cycle(s) in src/:\n  ${cycles.map((c) => c.join(' → ')).join('\n  ')}`);
@@ -150,13 +178,20 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     const edge = (from: string, to: string | undefined, specifier = to ?? ''): ImportEdge => ({ from, to, specifier, line: 1, kind: 'static' });
 
     it('refuses an import upward, sideways without an edge, out of `only`, and a banned package', () => {
-      assert.match(brokenRule(rules, edge('src/machine/local-machine.ts', 'src/mcp/host.ts'))!, /machine \(layer "machine"\) may not import mcp/);
+      assert.match(brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/bindings/host.ts'))!, /remote\/machine \(layer "machines"\) may not import bindings/);
+      assert.match(brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/remote/transport/index.ts'))!, /remote\/machine \(layer "machines"\) may not import remote\/transport/);
       assert.match(brokenRule(rules, edge('src/config/load.ts', 'src/auth/provider.ts'))!, /config → auth is not in sideways/);
-      assert.match(brokenRule(rules, edge('src/runtime/bridge.ts', 'src/machine/index.ts'))!, /runtime may import only common/);
-      assert.match(brokenRule(rules, edge('src/mcp/host.ts', 'src/runtime/index.ts'))!, /mcp \(layer "mcp"\) may not import runtime/);
+      assert.match(brokenRule(rules, edge('src/runtime/bridge.ts', 'src/remote/machine/index.ts'))!, /runtime may import only common/);
+      assert.match(brokenRule(rules, edge('src/bindings/host.ts', 'src/runtime/index.ts'))!, /bindings \(layer "bindings"\) may not import runtime/);
       assert.match(brokenRule(rules, edge('src/runtime/bridge.ts', undefined, '@modelcontextprotocol/sdk/types.js'))!, /package @modelcontextprotocol/);
       assert.equal(brokenRule(rules, edge('src/cli/main.ts', 'src/serve/index.ts')), undefined);
-      assert.equal(brokenRule(rules, edge('src/mcp/host.ts', 'src/common/errors.ts')), undefined);
+      assert.equal(brokenRule(rules, edge('src/bindings/host.ts', 'src/common/errors.ts')), undefined);
+      assert.equal(brokenRule(rules, edge('src/remote/transport/index.ts', 'src/remote/machine/index.ts')), undefined);
+    });
+
+    it('counts the .ts files at the top of each folder, not below it', () => {
+      const files = [...Array.from({ length: 17 }, (_, i) => `src/wide/f${i}.ts`), ...Array.from({ length: 16 }, (_, i) => `src/ok/f${i}.ts`), 'src/ok/sub/g.ts'];
+      assert.deepEqual(tooWide(files, 16), ['src/wide (17 files)']);
     });
 
     it('finds a cycle and prints it as a path', () => {

@@ -38,7 +38,7 @@
  * server and tool name is accepted and arguments are `Record<string, unknown>`.
  *
  * The names of the request and result types match berry-mcp's host contract
- * (`src/mcp/contract.ts`); a test keeps the two in step.
+ * (`src/bindings/contract.ts`); a test keeps the two in step.
  */
 declare namespace BerryMcp {
   // ---------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRuntime } from 'mcporter';
 // The MCP host, which is what host.call runs (the sandbox needs isolated-vm built for the project's Node).
-import { createMcpHost } from '../../dist/src/mcp/index.js';
+import { createMcpHost } from '../../dist/src/bindings/index.js';
 import { settled } from '../../dist/bench/fixtures.js';
 import { alternate, input, output, rawStdio, timeEach } from './lib.mjs';
 

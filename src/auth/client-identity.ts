@@ -7,7 +7,7 @@ import { createPrivateKeyJwtAuth } from '@modelcontextprotocol/client';
 import type { OAuthClientMetadata } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
 import { BerryError } from '../common/errors.js';
-import type { Machine } from '../machine/index.js';
+import type { Machine } from '../remote/machine/index.js';
 
 export function isInteractive(config: ResolvedOAuthConfig | undefined): boolean {
   return config?.grant !== 'client_credentials';

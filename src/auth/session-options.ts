@@ -1,7 +1,7 @@
 /** What an OAuthSession (provider.ts) is made with. */
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
-import type { Machine } from '../machine/index.js';
+import type { Machine } from '../remote/machine/index.js';
 
 /** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
 export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;

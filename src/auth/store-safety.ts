@@ -5,7 +5,7 @@
  * file for a link to anything, or read the tokens as they are written.)
  */
 import { BerryError } from '../common/errors.js';
-import type { FileInfo, Machine } from '../machine/index.js';
+import type { FileInfo, Machine } from '../remote/machine/index.js';
 
 export const TOKEN_DIR_MODE = 0o700;
 export const TOKEN_FILE_MODE = 0o600;

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
-import type { Machine } from '../machine/index.js';
-import { replaceFile } from '../machine/replace-file.js';
+import type { Machine } from '../remote/machine/index.js';
+import { replaceFile } from '../remote/machine/replace-file.js';
 import { withFileLock, type LockOptions } from './lock.js';
 import { checkStorePath, TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../machine/index.js';
+import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../remote/machine/index.js';
 
 /**
  * The target machine as a host sees it while `add` checks a server: reading the config file gives

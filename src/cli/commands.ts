@@ -1,6 +1,6 @@
 import type { CommandHandler } from './context.js';
-import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SERVE_WORKERS, type NumberRule } from './number-flags.js';
-import { HOST_OPTIONS, type OptionName } from './options.js';
+import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SERVE_WORKERS, type NumberRule } from './args/number-flags.js';
+import { HOST_OPTIONS, type OptionName } from './args/options.js';
 
 export interface CommandSpec {
   /** Synopsis after `berry-mcp`, e.g. `run FILE|-`. */

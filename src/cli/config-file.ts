@@ -1,5 +1,5 @@
 import { readConfigFile, resolveConfigPath } from '../config/index.js';
-import type { Machine } from '../machine/index.js';
+import type { Machine } from '../remote/machine/index.js';
 import type { CliArgs } from './usage.js';
 import type { CliIo } from './context.js';
 import { resolveCwd } from './machine.js';

@@ -6,8 +6,8 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import type { ApprovalAnswer, ApproveCall } from '../mcp/operations/approval.js';
-import { showApproval } from '../mcp/operations/approval-view.js';
+import type { ApprovalAnswer, ApproveCall } from '../bindings/operations/approval/approval.js';
+import { showApproval } from '../bindings/operations/approval/approval-view.js';
 import { terminalSafe } from './output/terminal-safe.js';
 
 /** The most the terminal question shows; a call whose arguments need more is declined unasked. */

@@ -6,7 +6,7 @@
  */
 import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
-import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../mcp/handlers.js';
+import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../bindings/handlers.js';
 
 export interface ElicitationFormIo {
   readonly input: Readable & { isTTY?: boolean };

@@ -1,5 +1,5 @@
 import { COMMANDS, type CommandName, type CommandSpec } from './commands.js';
-import { HOST_OPTIONS, OPTIONS, optionSynopsis, type OptionName } from './options.js';
+import { HOST_OPTIONS, OPTIONS, optionSynopsis, type OptionName } from './args/options.js';
 import { table } from './output/render.js';
 
 const EXIT = `Exit status: 0 success; 1 the script failed or a tool returned isError; 2 bad usage, bad config,

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import type { Machine } from '../machine/index.js';
+import type { Machine } from '../remote/machine/index.js';
 // Not the remote face: it loads the MCP transports and ssh2, which a local run does not need.
-import { LocalMachine } from '../machine/local-machine.js';
+import { LocalMachine } from '../remote/machine/local-machine.js';
 import type { CliArgs } from './usage.js';
 import { UsageError } from './usage.js';
 
@@ -34,7 +34,7 @@ export async function createCliMachine(args: Pick<CliArgs, 'ssh' | 'identity' | 
     return new LocalMachine();
   }
   const target = parseSshTarget(args.ssh);
-  const { SshMachine } = await import('../machine/ssh/ssh-machine.js');
+  const { SshMachine } = await import('../remote/machine/ssh/ssh-machine.js');
   return new SshMachine({
     host: target.host,
     ...(target.port === undefined ? {} : { port: target.port }),

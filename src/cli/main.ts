@@ -1,9 +1,9 @@
 import type { Writable } from 'node:stream';
-import type { LogEvent } from '../mcp/index.js';
+import type { LogEvent } from '../bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../common/errors.js';
 import { VERSION } from '../common/version.js';
 import type { Host, HostOptions } from '../host.js';
-import { parseCliArgs } from './args.js';
+import { parseCliArgs } from './args/args.js';
 import { COMMANDS, type CommandName } from './commands.js';
 import type { CliIo, CommandContext } from './context.js';
 import { commandHelp, overviewHelp } from './help.js';

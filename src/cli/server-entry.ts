@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { CliArgs } from './usage.js';
 import { UsageError } from './usage.js';
-import { commandWords } from './shell-words.js';
+import { commandWords } from './args/shell-words.js';
 
 export interface NewEntry {
   readonly kind: 'stdio' | 'http';

@@ -1,4 +1,4 @@
-import type { OptionName } from './options.js';
+import type { OptionName } from './args/options.js';
 
 // What every CLI file may need from the command line: the parsed arguments and the usage error.
 // A leaf (options.ts imports nothing): command files import it without reaching the command

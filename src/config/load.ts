@@ -6,14 +6,14 @@ import * as posix from 'node:path/posix';
 import { ConfigError, isBerryError } from '../common/errors.js';
 import { configPathOrDefault, isHomeRelative, resolveMachinePath } from './config-path.js';
 import { variableNames } from './expand-env.js';
-import { formatJsonPath, memberPath } from './json-path.js';
-import { parseJson, type LocatedDuplicate, type ParsedJson } from './parse-json.js';
+import { formatJsonPath, memberPath } from './json/json-path.js';
+import { parseJson, type LocatedDuplicate, type ParsedJson } from './json/parse-json.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveEntry } from './resolve.js';
 import { shareWritablePlaces } from './resolve-sandbox.js';
-import type { Machine } from '../machine/index.js';
+import type { Machine } from '../remote/machine/index.js';
 import type { LoadConfigOptions, LoadedConfig, ServerSlot } from './types.js';
-import { validateEntry, validateTopLevel, type ValidEntry, type ValidHttpEntry } from './validate.js';
+import { validateEntry, validateTopLevel, type ValidEntry, type ValidHttpEntry } from './validate/validate.js';
 
 const SERVERS_PATH = ['mcpServers'] as const;
 

@@ -4,13 +4,13 @@
  * server's private home named.
  */
 import * as posix from 'node:path/posix';
-import { SANDBOX_HOMES_DIR, type SandboxBind, type SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
+import { SANDBOX_HOMES_DIR, type SandboxBind, type SandboxPolicy } from '../remote/machine/sandbox/sandbox-policy.js';
 import { resolveMachinePath } from './config-path.js';
 import { expandVars, type ExpandContext } from './expand-env.js';
-import { indexPath, memberPath } from './json-path.js';
+import { indexPath, memberPath } from './json/json-path.js';
 import type { Problem } from './problems.js';
 import type { ResolvedStdioConfig, ServerSlot } from './types.js';
-import type { ValidSandboxBlock } from './validate-sandbox.js';
+import type { ValidSandboxBlock } from './validate/validate-sandbox.js';
 
 export interface SandboxContext {
   /** JSON path of the `sandbox` block. */

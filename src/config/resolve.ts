@@ -6,12 +6,12 @@ import { EnvVarMissingError, type ConfigError } from '../common/errors.js';
 import { resolveMachinePath } from './config-path.js';
 import { createExpandContext, expandVars, hasReference, type ExpandContext } from './expand-env.js';
 import { fingerprint, type CanonicalValue } from './fingerprint.js';
-import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
-import { indexPath, memberPath } from './json-path.js';
+import type { SandboxPolicy } from '../remote/machine/sandbox/sandbox-policy.js';
+import { indexPath, memberPath } from './json/json-path.js';
 import { serverConfigError, type Problem } from './problems.js';
 import { resolveSandbox } from './resolve-sandbox.js';
 import type { ResolvedHttpConfig, ResolvedOAuthConfig, ResolvedServerConfig, ResolvedStdioConfig } from './types.js';
-import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate.js';
+import type { ValidEntry, ValidHttpEntry, ValidStdioEntry } from './validate/validate.js';
 import type { ProtocolSetting } from './protocol.js';
 
 export const MAX_INIT_TIMEOUT_MS = 30_000;

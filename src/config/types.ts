@@ -2,8 +2,8 @@
  * The public shapes of the config layer: what `loadConfig` takes and what it hands back.
  */
 import type { ConfigError, EnvVarMissingError } from '../common/errors.js';
-import type { Machine } from '../machine/machine.js';
-import type { SandboxPolicy } from '../machine/sandbox/sandbox-policy.js';
+import type { Machine } from '../remote/machine/machine.js';
+import type { SandboxPolicy } from '../remote/machine/sandbox/sandbox-policy.js';
 import type { ProtocolSetting } from './protocol.js';
 
 export interface LoadConfigOptions {

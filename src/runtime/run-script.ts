@@ -12,7 +12,7 @@ import { compileUserScript, installSandbox } from './sandbox.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
 import { createIsolate, disposeQuietly, type Catastrophe, type IsolatePool, type Sandbox, type SandboxSpec } from './warm-pool.js';
-import type { BootstrapConfig } from './bootstrap.js';
+import type { BootstrapConfig } from './bootstrap/bootstrap.js';
 
 type Outcome =
   | { readonly ok: true; readonly hasResult: boolean; readonly result?: unknown }

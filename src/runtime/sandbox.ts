@@ -1,6 +1,6 @@
 import type IsolatedVm from 'isolated-vm';
-import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, type BootstrapConfig } from './bootstrap.js';
-import { FINISH_GLOBAL } from './finish-source.js';
+import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, type BootstrapConfig } from './bootstrap/bootstrap.js';
+import { FINISH_GLOBAL } from './bootstrap/finish-source.js';
 import type { HostBridge } from './bridge.js';
 import { toCrossing } from './crossing.js';
 import type { Ivm } from './load-ivm.js';

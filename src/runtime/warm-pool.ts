@@ -6,7 +6,7 @@
  */
 import type IsolatedVm from 'isolated-vm';
 import { BerryError } from '../common/errors.js';
-import type { BootstrapConfig } from './bootstrap.js';
+import type { BootstrapConfig } from './bootstrap/bootstrap.js';
 import type { Ivm } from './load-ivm.js';
 import { countParkedIsolate } from './parked.js';
 import { installSandbox, type SandboxTarget } from './sandbox.js';

@@ -1,6 +1,6 @@
 import type { LoadedConfig } from '../config/index.js';
 import type { Host } from '../host.js';
-import { serverSetKey } from './description.js';
+import { serverSetKey } from './description/description.js';
 
 /**
  * Rereads `mcp.json` on every request and tells `onChange` when the set of servers differs from

@@ -3,8 +3,8 @@
  * asked (an elicitation with one yes/no field). A client that cannot be asked gets every such call
  * refused: the model sees MCP_CALL_REFUSED with the reason, nothing reaches the server.
  */
-import type { ApproveCall } from '../mcp/operations/approval.js';
-import { showApproval } from '../mcp/operations/approval-view.js';
+import type { ApproveCall } from '../bindings/operations/approval/approval.js';
+import { showApproval } from '../bindings/operations/approval/approval-view.js';
 import type { ElicitationTarget } from './elicitation.js';
 
 /**

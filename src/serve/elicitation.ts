@@ -1,4 +1,4 @@
-import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../mcp/handlers.js';
+import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../bindings/handlers.js';
 
 /** A run in flight whose client may be asked: how to ask it, and which modes it declared. */
 export interface ElicitationTarget {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createRequestStateCodec, type CallToolResult, type InputRequests, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
-import type { ElicitationParams, ElicitationResult } from '../mcp/handlers.js';
+import type { ElicitationParams, ElicitationResult } from '../bindings/handlers.js';
 import type { RunClient } from './queue.js';
 
 /** What a 2026 `input_required` result carries back to us on the retry, sealed (HMAC) by this process. */

@@ -2,13 +2,13 @@ import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server
 import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
 import { approveThrough } from './confirm-writes.js';
-import { clip, type DescriptionLimits } from './description.js';
+import { clip, type DescriptionLimits } from './description/description.js';
 import type { ElicitationRouter, ElicitationTarget } from './elicitation.js';
 import { ProgressReporter } from './progress.js';
 import type { RunClient, RunQueue } from './queue.js';
 import { runResult } from './result.js';
 import type { RunArguments } from './validate.js';
-import type { RunExecutor } from './executor.js';
+import type { RunExecutor } from './workers/executor.js';
 
 /** What every run of a serve shares, in both eras: the host, the queue, the limits. */
 export interface RunExecution {

@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import type { LoadedConfig } from '../config/index.js';
 import type { Host } from '../host.js';
-import { describeRun, type DescriptionLimits } from './description.js';
+import { describeRun, type DescriptionLimits } from './description/description.js';
 import { RUN_OUTPUT_SCHEMA } from './result.js';
 
 /** The `run` tool as tools/list shows it: its description names the configured servers as they are now. */

@@ -11,11 +11,11 @@ import {
 import { VERSION } from '../common/version.js';
 import type { Host } from '../host.js';
 import { ConfigWatch } from './config-watch.js';
-import type { DescriptionLimits } from './description.js';
+import type { DescriptionLimits } from './description/description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
 import { loneClient, RunQueue, type RunClient } from './queue.js';
-import { defaultConcurrency, runExecutor, type RunExecutor } from './executor.js';
+import { defaultConcurrency, runExecutor, type RunExecutor } from './workers/executor.js';
 import { inputError } from './result.js';
 import { executeRun, progressOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';

@@ -3,11 +3,11 @@
 // serve's run), the CLI, and whoever reads serve's description; the real MCP Apps server
 // @modelcontextprotocol/server-system-monitor keeps `poll-system-stats` for its app. A hostile or
 // careless server (test/fixtures/app-tools-server.mjs) writes visibility in every malformed way.
-// Each test reaches or names a hidden tool without src/mcp/operations/tool-filter.ts.
+// Each test reaches or names a hidden tool without src/bindings/operations/tool-filter.ts.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ListResult, ServerDescription, ToolDescription } from '../../src/mcp/index.js';
+import type { ListResult, ServerDescription, ToolDescription } from '../../src/bindings/index.js';
 import { berry } from '../support/berry-cli.js';
 import { serveStdio } from '../support/berry-serve.js';
 import { FIXTURES_DIR, systemMonitorPath } from '../support/paths.js';

@@ -1,4 +1,4 @@
-// Attacks on the edits of mcp.json (`berry-mcp add` / `remove`, src/config/write-config.ts) and on
+// Attacks on the edits of mcp.json (`berry-mcp add` / `remove`, src/config/edit/write-config.ts) and on
 // the names they write. A config kept elsewhere behind a symlink (dotfiles, a shared folder) must
 // stay the config: an atomic rename over the link would turn the link into a file, and the real
 // file would silently stop being read. And a name a JavaScript object cannot hold ("__proto__")

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
+import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
 import { PROJECT_ROOT } from '../support/paths.js';
 import { runProcess } from '../support/processes.js';
 import { writeConfig } from '../support/write-config.js';

@@ -5,7 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHost, type Host } from '../../src/host.js';
-import type { LogEvent } from '../../src/mcp/index.js';
+import type { LogEvent } from '../../src/bindings/index.js';
 
 /** Fetches `url` and follows every redirect (to our /callback too), like a browser that approves. */
 export async function browser(url: string): Promise<void> {

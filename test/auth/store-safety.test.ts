@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync,
 import { join } from 'node:path';
 import { TokenStore } from '../../src/auth/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { LocalMachine, SshMachine, type Machine } from '../../src/machine/index.js';
+import { LocalMachine, SshMachine, type Machine } from '../../src/remote/machine/index.js';
 import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
 import { startOAuthFixture } from '../support/fixture-servers.js';
 import { tempDir } from '../support/temp-dir.js';

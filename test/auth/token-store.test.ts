@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LocalMachine } from '../../src/machine/index.js';
+import { LocalMachine } from '../../src/remote/machine/index.js';
 import { TokenStore, resolveTokenDir, withFileLock } from '../../src/auth/index.js';
 import { tempDir } from '../support/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { UsageError } from '../../src/cli/usage.js';
-import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../../src/cli/call-arguments.js';
-import { closest } from '../../src/cli/suggest.js';
+import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../../src/cli/args/call-arguments.js';
+import { closest } from '../../src/cli/args/suggest.js';
 
 const schema = {
   type: 'object',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import type { ElicitationParams } from '../../src/mcp/handlers.js';
+import type { ElicitationParams } from '../../src/bindings/handlers.js';
 import { createElicitationForm } from '../../src/cli/elicitation-form.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
 import { PROJECT_ROOT } from '../support/paths.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { UsageError } from '../../src/cli/usage.js';
-import { commandWords, splitCommandLine } from '../../src/cli/shell-words.js';
+import { commandWords, splitCommandLine } from '../../src/cli/args/shell-words.js';
 
 /** How /bin/sh splits `line` (globbing off; the lines hold no $, `, ~ or operators, so nothing expands). */
 function shellWords(line: string): string[] {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { scanJson } from '../../src/config/json-scan.js';
+import { scanJson } from '../../src/config/json/json-scan.js';
 
 const VALID = [
   '{}', '[]', '0', '-0', '1.5e+10', '-12.25E-3', 'true', 'false', 'null', '"a\\"b\\\\c\\/\\b\\f\\n\\r\\t\\u00e9"',

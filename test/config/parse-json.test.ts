@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/common/errors.js';
-import { lineColumn, parseJson } from '../../src/config/parse-json.js';
+import { lineColumn, parseJson } from '../../src/config/json/parse-json.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { loadWith } from './load-helpers.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createValueRedactor } from '../../src/config/index.js';
 import type { ServerSlot } from '../../src/config/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { MAX_REDACTED_DEPTH } from '../../src/config/redact-value.js';
-import { maskedInValues } from '../../src/config/redact.js';
+import { MAX_REDACTED_DEPTH } from '../../src/config/redact/redact-value.js';
+import { maskedInValues } from '../../src/config/redact/redact.js';
 
 const slots = (...secrets: string[][]): ServerSlot[] =>
   secrets.map((list, i) => ({ status: 'ok', name: `s${i}`, config: { secrets: list } }) as unknown as ServerSlot);

@@ -1,12 +1,12 @@
 /**
  * A tiny Machine over real files in a temp dir, with a given environment and home directory.
- * Independent of src/machine/local-machine.ts on purpose.
+ * Independent of src/remote/machine/local-machine.ts on purpose.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Dispatcher } from 'undici';
-import type { Machine, MachineProcess } from '../../src/machine/machine.js';
+import type { Machine, MachineProcess } from '../../src/remote/machine/machine.js';
 
 export class TempMachine implements Machine {
   readonly identity = 'test:temp';

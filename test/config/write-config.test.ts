@@ -3,8 +3,8 @@ import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync,
 import { join } from 'node:path';
 import { replaceConfigText } from '../../src/config/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { LocalMachine } from '../../src/machine/local-machine.js';
-import type { WriteFileOptions } from '../../src/machine/machine.js';
+import { LocalMachine } from '../../src/remote/machine/local-machine.js';
+import type { WriteFileOptions } from '../../src/remote/machine/machine.js';
 import { tempDir } from '../support/temp-dir.js';
 
 /** A real local machine on which another editor saves the config right after our temp file is written. */

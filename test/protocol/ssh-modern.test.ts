@@ -1,8 +1,8 @@
 // A modern-only (2026-07-28, legacy: 'reject') v2 server spawned over SSH on a real sshd: the era
 // is found on the remote stdio pipe like a local one, and every operation works.
 import assert from 'node:assert/strict';
-import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
-import { SshMachine } from '../../src/machine/ssh/ssh-machine.js';
+import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
+import { SshMachine } from '../../src/remote/machine/ssh/ssh-machine.js';
 import { v2ServerPath } from '../support/paths.js';
 import { remoteProject, sshMachineOptions, startSshdOrSkip, type Sshd } from '../ssh/sshd.js';
 

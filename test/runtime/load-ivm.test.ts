@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isolatedVmFor, loadFailureMessage, loadIsolatedVm } from '../../src/runtime/load-ivm.js';
 
-const distSrc = fileURLToPath(new URL('../../src/', import.meta.url));
+const distSrc = fileURLToPath(new URL('../../src', import.meta.url));
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 

@@ -8,9 +8,9 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, realpathSync } from 'node
 import { createServer, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { McpHost } from '../../src/mcp/index.js';
+import type { McpHost } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
-import { LocalMachine } from '../../src/machine/index.js';
+import { LocalMachine } from '../../src/remote/machine/index.js';
 import { FIXTURES_DIR, PROJECT_ROOT, sandboxSpyPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
 

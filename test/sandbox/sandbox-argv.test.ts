@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { bwrapArgs, type BwrapInput } from '../../src/machine/sandbox/sandbox-argv.js';
-import { parseProbe } from '../../src/machine/sandbox/sandbox-probe.js';
-import type { SandboxPolicy } from '../../src/machine/sandbox/sandbox-policy.js';
+import { bwrapArgs, type BwrapInput } from '../../src/remote/machine/sandbox/sandbox-argv.js';
+import { parseProbe } from '../../src/remote/machine/sandbox/sandbox-probe.js';
+import type { SandboxPolicy } from '../../src/remote/machine/sandbox/sandbox-policy.js';
 
 const PROBE = [
   'bwrap\t/usr/bin/bwrap',

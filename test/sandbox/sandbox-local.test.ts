@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMcpHost, type ListResult, type McpHost } from '../../src/mcp/index.js';
+import { createMcpHost, type ListResult, type McpHost } from '../../src/bindings/index.js';
 import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
 import { runProcess } from '../support/processes.js';
 import { writeConfig } from '../support/write-config.js';

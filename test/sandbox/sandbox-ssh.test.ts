@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { chownSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type McpHost } from '../../src/mcp/index.js';
-import { SshMachine } from '../../src/machine/index.js';
+import { createMcpHost, type McpHost } from '../../src/bindings/index.js';
+import { SshMachine } from '../../src/remote/machine/index.js';
 import { filesystemPath } from '../support/paths.js';
 import { processTable } from '../ssh/proc.js';
 import { REMOTE_ENV, SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalMachine } from '../../src/machine/index.js';
-import { createInfoCache, resolveTrusted, type TrustContext } from '../../src/machine/sandbox/trusted-path.js';
+import { LocalMachine } from '../../src/remote/machine/index.js';
+import { createInfoCache, resolveTrusted, type TrustContext } from '../../src/remote/machine/sandbox/trusted-path.js';
 
 describe('sandbox: mount paths resolved without a symlink a confined server could have placed', () => {
   const machine = new LocalMachine();

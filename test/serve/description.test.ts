@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHost, type Host } from '../../src/host.js';
-import { DESCRIPTION_MAX, describeRun, runDescription, type DescriptionLimits } from '../../src/serve/description.js';
+import { DESCRIPTION_MAX, describeRun, runDescription, type DescriptionLimits } from '../../src/serve/description/description.js';
 import { SERVE_OUTPUT_LIMIT_BYTES } from '../../src/serve/output-budget.js';
 import { run, serveStdio, texts, type StdioServe } from '../support/berry-serve.js';
 import { faultEntry } from '../support/fixture-servers.js';

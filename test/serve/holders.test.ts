@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { Holders, parseServeTokens } from '../../src/serve/holders.js';
-import { normalizeHttpLimits, share } from '../../src/serve/http-limits.js';
+import { Holders, parseServeTokens } from '../../src/serve/http/holders.js';
+import { normalizeHttpLimits, share } from '../../src/serve/http/http-limits.js';
 
 const A = 'alice-token-0123456789';
 const B = 'bob+token/0123456789==';

@@ -1,11 +1,11 @@
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { MachineProcess } from '../../src/machine/machine.js';
+import type { MachineProcess } from '../../src/remote/machine/machine.js';
 
 /**
  * A minimal MCP stdio transport over a MachineProcess, only to prove the process's streams
- * carry MCP (the real transport lives in src/transport/stdio/stdio-transport.ts).
+ * carry MCP (the real transport lives in src/remote/transport/stdio/stdio-transport.ts).
  */
 export class ProcessTransport implements Transport {
   onclose?: () => void;

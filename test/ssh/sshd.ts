@@ -13,7 +13,7 @@ import { createNamespace, type Namespace } from './netns.js';
 import { descendants, killPids, netnsOf, processTable } from './proc.js';
 import { hasProgram, run } from './run.js';
 import { ensureTestUser } from './test-user.js';
-import type { SshMachineOptions } from '../../src/machine/index.js';
+import type { SshMachineOptions } from '../../src/remote/machine/index.js';
 
 const SSHD = '/usr/sbin/sshd';
 const SFTP_SERVER = '/usr/lib/openssh/sftp-server';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { generateTypings } from '../../src/mcp/typings/index.js';
+import { generateTypings } from '../../src/bindings/typings/index.js';
 import { PROJECT_ROOT } from '../support/paths.js';
 import { DOWN_SERVER_ERROR, fixtureTools, WEIRD_SERVER_NAME, weirdServerTools } from './fixtures/fixture-tools.js';
 import { learnedObserved, learnedTools } from './fixtures/observed-tools.js';

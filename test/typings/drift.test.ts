@@ -1,4 +1,4 @@
-// One source of truth for the names: every type src/mcp/contract.ts exports must exist in
+// One source of truth for the names: every type src/bindings/contract.ts exports must exist in
 // the BerryMcp namespace of typings/berry-mcp.d.ts with the same shape (assignable both ways,
 // same property names), and BerryMcp.ErrorCode must be exactly src/common/errors.ts's BerryErrorCode.
 // The check is a generated TypeScript file compiled in memory with the compiler API.
@@ -8,7 +8,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { PROJECT_ROOT } from '../support/paths.js';
 
-const CONTRACT = path.join(PROJECT_ROOT, 'src', 'mcp', 'contract.ts');
+const CONTRACT = path.join(PROJECT_ROOT, 'src', 'bindings', 'contract.ts');
 const STATIC_TYPINGS = path.join(PROJECT_ROOT, 'typings', 'berry-mcp.d.ts');
 /** Never written to disk: served by the compiler host below. */
 const CHECK_FILE = path.join(PROJECT_ROOT, 'test', 'typings', '__drift_check__.ts');
@@ -50,7 +50,7 @@ function contractExports(program: ts.Program): string[] {
 function checkSource(names: readonly string[]): { text: string; lineOwner: Map<number, string> } {
   const lines = [
     `/// <reference path=${JSON.stringify(STATIC_TYPINGS)} />`,
-    `import type * as Contract from '../../src/mcp/contract.js';`,
+    `import type * as Contract from '../../src/bindings/contract.js';`,
     `import type { BerryErrorCode } from '../../src/common/errors.js';`,
     // Declared property names, of every union member; index signatures are left to the
     // assignability checks (the script API drops CallResult's so a misspelt property is an error).

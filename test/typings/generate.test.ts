@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { Tool } from '@modelcontextprotocol/client';
 import ts from 'typescript';
 import { isBerryError } from '../../src/common/errors.js';
-import { generateTypings, type TypingsServerInput } from '../../src/mcp/typings/index.js';
+import { generateTypings, type TypingsServerInput } from '../../src/bindings/typings/index.js';
 import { DOWN_SERVER_ERROR, fixtureTools, WEIRD_SERVER_NAME, WEIRD_TOOL_NAME, weirdServerTools } from './fixtures/fixture-tools.js';
 
 const echo: Tool = {

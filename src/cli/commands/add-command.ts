@@ -1,4 +1,4 @@
-import type { ServerStatus } from '../../mcp/index.js';
+import type { ServerStatus } from '../../bindings/index.js';
 import { configuredNames, replaceConfigText, withServer } from '../../config/index.js';
 import { UsageError } from '../usage.js';
 import { json } from '../output/blocks.js';

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { isBerryError } from '../../common/errors.js';
-import { childEnv } from '../../machine/child-env.js';
+import { childEnv } from '../../remote/machine/child-env.js';
 import { createHost, type Host } from '../../host.js';
-import type { LogEvent } from '../../mcp/index.js';
+import type { LogEvent } from '../../bindings/index.js';
 import type { CliIo, CommandHandler } from '../context.js';
 import { createCliMachine } from '../machine.js';
 

@@ -1,5 +1,5 @@
 import { ImageWriter, json, renderBlocks } from '../output/blocks.js';
-import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../call-arguments.js';
+import { isKeyValueForm, parseJsonArguments, parseKeyValueArguments } from '../args/call-arguments.js';
 import type { CommandHandler } from '../context.js';
 import { ProgressLines } from '../output/progress.js';
 import { callBlocks } from '../output/render.js';

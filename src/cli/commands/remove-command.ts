@@ -1,5 +1,5 @@
 import { configuredNames, replaceConfigText, withoutServer } from '../../config/index.js';
-import { unknownServer } from '../../mcp/operations/resolve-entry.js';
+import { unknownServer } from '../../bindings/operations/resolve-entry.js';
 import { json } from '../output/blocks.js';
 import { configFileOf } from '../config-file.js';
 import type { CommandHandler } from '../context.js';

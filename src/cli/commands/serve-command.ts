@@ -1,4 +1,4 @@
-import type { LogEvent } from '../../mcp/index.js';
+import type { LogEvent } from '../../bindings/index.js';
 import { createHost, type Host } from '../../host.js';
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';

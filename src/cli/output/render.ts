@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { CallResult, DescribeResult, ListResult, ServerDescription } from '../../mcp/index.js';
+import type { CallResult, DescribeResult, ListResult, ServerDescription } from '../../bindings/index.js';
 import { terminalSafe } from './terminal-safe.js';
 
 // Everything rendered here is for people: servers' text goes through terminalSafe (--json does not come here).

@@ -1,4 +1,4 @@
-import { didYouMean } from '../suggest.js';
+import { didYouMean } from '../args/suggest.js';
 
 // Library option names in messages, and the flags a person typed instead.
 const FLAGS: readonly (readonly [RegExp, (...groups: string[]) => string])[] = [
