@@ -52,8 +52,8 @@ interface SectionReport {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const only = valueOf(args, '--only')?.split(',');
-  const out = valueOf(args, '--out') ?? join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
+  const only = flagValue(args, '--only')?.split(',');
+  const out = flagValue(args, '--out') ?? join(PROJECT_ROOT, 'bench', 'results', 'latest.json');
   const started = performance.now();
   const log = (message: string): void => {
     process.stderr.write(`[bench ${((performance.now() - started) / 1000).toFixed(1).padStart(5)} s] ${message}\n`);
@@ -114,7 +114,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-function valueOf(args: readonly string[], flag: string): string | undefined {
+function flagValue(args: readonly string[], flag: string): string | undefined {
   const i = args.indexOf(flag);
   return i >= 0 ? args[i + 1] : undefined;
 }

@@ -12,7 +12,7 @@ import { importsOf, tsFilesUnder, type ImportEdge } from './architecture/imports
 /** dist/test/architecture.test.js → the repository. */
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface LayerRules {
+interface LayerRules {
   readonly maxFilesPerFolder: number;
   readonly nested: readonly string[];
   readonly layers: readonly { readonly name: string; readonly modules: readonly string[] }[];
@@ -22,14 +22,14 @@ export interface LayerRules {
 }
 
 /** `src/bindings/pool/pool.ts` → `bindings`; `src/host.ts` → `host.ts`; with `remote` nested, `src/remote/machine/x.ts` → `remote/machine`. */
-export function moduleOf(file: string, nested: readonly string[]): string {
+function moduleOf(file: string, nested: readonly string[]): string {
   const parts = file.split('/');
   const top = parts[1] ?? file;
   return nested.includes(top) && parts.length > 3 ? `${top}/${parts[2]}` : top;
 }
 
 /** Folders of `files` holding more than `max` .ts files at their top, as "folder (N files)". */
-export function tooWide(files: readonly string[], max: number): string[] {
+function tooWide(files: readonly string[], max: number): string[] {
   const counts = new Map<string, number>();
   for (const file of files) {
     const folder = file.slice(0, file.lastIndexOf('/'));
@@ -39,7 +39,7 @@ export function tooWide(files: readonly string[], max: number): string[] {
 }
 
 /** What is wrong with one import under the rules, or undefined. */
-export function brokenRule(rules: LayerRules, edge: ImportEdge): string | undefined {
+function brokenRule(rules: LayerRules, edge: ImportEdge): string | undefined {
   const from = moduleOf(edge.from, rules.nested);
   const layerOf = new Map(rules.layers.flatMap((layer, rank) => layer.modules.map((m) => [m, { rank, name: layer.name }] as const)));
   const own = layerOf.get(from);
@@ -64,7 +64,7 @@ export function brokenRule(rules: LayerRules, edge: ImportEdge): string | undefi
 }
 
 /** Every cycle's files, one cycle per strongly connected component (Tarjan), each as a closed path. */
-export function cyclesOf(edges: readonly ImportEdge[]): string[][] {
+function cyclesOf(edges: readonly ImportEdge[]): string[][] {
   const next = new Map<string, Set<string>>();
   for (const { from, to } of edges) {
     if (to === undefined) continue;

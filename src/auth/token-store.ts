@@ -39,7 +39,7 @@ export function withoutPart(record: SignInRecord, part: 'all' | 'client' | 'toke
 export async function resolveTokenDir(machine: Machine, tokenDir: string | undefined, signal?: AbortSignal): Promise<string> {
   if (tokenDir !== undefined) return tokenDir;
   const xdg = (await machine.env(signal))['XDG_CONFIG_HOME'];
-  const base = xdg && xdg.startsWith('/') ? xdg : `${await machine.homeDir(signal)}/.config`;
+  const base = xdg?.startsWith('/') ? xdg : `${await machine.homeDir(signal)}/.config`;
   return `${base}/berry/oauth`;
 }
 

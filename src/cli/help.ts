@@ -33,7 +33,7 @@ export function commandHelp(name: CommandName): string {
   const spec: CommandSpec = COMMANDS[name];
   const own = spec.options.filter((o) => !HOST_OPTIONS.includes(o) && o !== 'help');
   const shared = spec.options.filter((o) => HOST_OPTIONS.includes(o) || o === 'help');
-  const lines = [`Usage: berry-mcp ${spec.usage}`, '', spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1) + '.', '', spec.details];
+  const lines = [`Usage: berry-mcp ${spec.usage}`, '', `${spec.summary.charAt(0).toUpperCase() + spec.summary.slice(1)}.`, '', spec.details];
   if (own.length > 0) lines.push('', 'Options:', table(optionRows(own, spec), '  '));
   if (shared.length > 0) lines.push('', own.length > 0 ? 'Common options:' : 'Options:', table(optionRows(shared, spec), '  '));
   lines.push('', EXIT);

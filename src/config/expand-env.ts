@@ -43,7 +43,7 @@ export function expandVars(value: string, jsonPath: string, context: ExpandConte
   for (; dollar !== -1; dollar = value.indexOf('$', from)) {
     const next = value.charCodeAt(dollar + 1);
     if (next === 0x24 && value.charCodeAt(dollar + 2) === 0x7b) {
-      out += value.slice(from, dollar) + '${';
+      out += `${value.slice(from, dollar)}\${`;
       from = dollar + 3;
       continue;
     }

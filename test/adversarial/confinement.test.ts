@@ -181,7 +181,7 @@ describe('attacks on confinement: the confined server against its next start, an
     });
   });
 
-  describe('as root, a confined server owns nothing on the host', function () {
+  describe('as root, a confined server owns nothing on the host', () => {
     before(function () {
       if (!isRoot) this.skip();
     });

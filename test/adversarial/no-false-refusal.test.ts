@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createHost, type Host } from '../../src/host.js';
+import { createHost, } from '../../src/host.js';
 import { isBerryError } from '../../src/common/errors.js';
 import type { LogEvent } from '../../src/bindings/log.js';
 import { ArgumentChecker } from '../../src/bindings/operations/arguments/argument-check.js';

@@ -5,7 +5,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js';
+import { type HttpServe, run, serveHttp, } from '../support/berry-serve.js';
 import { MODERN, modernHttp, modernMessages, modernMeta, modernTexts, postModern, resultOf, runModern } from '../support/berry-serve-modern.js';
 import { faultServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';

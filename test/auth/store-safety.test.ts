@@ -90,7 +90,7 @@ describe('auth: the token store refuses what its user did not make', () => {
     assert.ok(existsSync(victim));
   });
 
-  it('a token file owned by another user, or writable by others', async function () {
+  it('a token file owned by another user, or writable by others', async () => {
     const dir = join(tmp.dir, 'tokens');
     mkdirSync(dir, { mode: 0o700 });
     const store = new TokenStore(machine, dir, URL_);
@@ -153,7 +153,7 @@ describe('auth: the token store over SSH refuses what its user did not make', fu
     await sshd?.stop();
   });
 
-  it('writes and reads its own store, and refuses a planted directory and a symlinked token file', async function () {
+  it('writes and reads its own store, and refuses a planted directory and a symlinked token file', async () => {
     const uid = await machine.userId();
     assert.equal(String(uid), (await sshd.exec('id -u')).trim());
     // Made by the remote user: accepted.

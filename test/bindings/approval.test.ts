@@ -1,7 +1,6 @@
 // The approval hook: asked before every call to a tool without readOnlyHint: true; a refusal
 // rejects MCP_CALL_REFUSED and nothing reaches the server.
 import assert from 'node:assert/strict';
-import type { Host } from '../../src/host.js';
 import type { ApprovalRequest } from '../../src/bindings/operations/approval/approval.js';
 import type { ServerDescription } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Host } from '../../src/host.js';
 import type { LogEvent } from '../../src/bindings/log.js';
 import { ArgumentChecker, dialectsFor } from '../../src/bindings/operations/arguments/argument-check.js';
 import { isBerryError } from '../../src/common/errors.js';

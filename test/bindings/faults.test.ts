@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
 import { ServerStartError, isBerryError } from '../../src/common/errors.js';
 import { faultEntry, whoami } from '../support/fixture-servers.js';
 import { childPidsOf, processAlive } from '../support/processes.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../../src/common/errors.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
 import { useTestHost } from '../support/test-host.js';
@@ -30,7 +30,7 @@ describe('Streamable HTTP as real servers speak it', function () {
   const initialized = (server: string): number => events.filter((e) => e.server === server && e.kind === 'initialized').length;
 
   const t = useTestHost(
-    async (dir) => {
+    async (_dir) => {
       [main, get404, get405, keepAlive] = await Promise.all([
         startHttpFixture(['--resumable=100']),
         startHttpFixture(['--stateless', '--get-status=404']),

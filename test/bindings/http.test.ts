@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry, type HttpFixture, type PortFixture, startEverythingHttp, startHttpFixture } from '../support/fixture-servers.js';
 import { closedPort } from '../support/network.js';

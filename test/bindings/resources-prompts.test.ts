@@ -2,7 +2,6 @@
 // scripts; servers without the capability say so.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { Host } from '../../src/host.js';
 import type { ServerDescription } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry } from '../support/fixture-servers.js';

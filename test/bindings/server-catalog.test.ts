@@ -2,7 +2,7 @@
 // one refresh an unknown name triggers; tools/list pagination faults (rejected cursor, endless
 // pages, duplicate names).
 import assert from 'node:assert/strict';
-import { createMcpHost, type McpHost, type ServerDescription } from '../../src/bindings/index.js';
+import { createMcpHost, type ServerDescription } from '../../src/bindings/index.js';
 import { MAX_LIST_PAGES } from '../../src/bindings/catalog/list-pages.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry } from '../support/fixture-servers.js';

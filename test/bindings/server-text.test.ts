@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ServerSlot } from '../../src/config/index.js';
 import { BerryError, isBerryError } from '../../src/common/errors.js';
 import { clip, maskWithin } from '../../src/bindings/server-text/bound.js';
-import { followingGate, gateOf, OPEN_GATE, ServerTextGate } from '../../src/bindings/server-text/gate.js';
+import { followingGate, gateOf, OPEN_GATE, type ServerTextGate } from '../../src/bindings/server-text/gate.js';
 import { MAX_ELICITATION_FIELDS, MAX_LOG_LINE_CHARS, MAX_PROGRESS_MESSAGE_CHARS, MAX_QUESTIONS_PER_ROUND } from '../../src/bindings/server-text/limits.js';
 
 const SECRET = 'Zt8-qLm2-Vx7k-Np4w';

@@ -3,7 +3,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Host } from '../../src/host.js';
 import type { ProgressEvent } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry } from '../support/fixture-servers.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createMcpHost, type McpHost, type ServerDescription } from '../../src/bindings/index.js';
+import { createMcpHost, type ServerDescription } from '../../src/bindings/index.js';
 import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 import { ELICITATION_CAPABILITIES } from '../../src/bindings/operations/elicitation.js';

@@ -1,7 +1,6 @@
 // enabledTools / disabledTools: a filtered tool does not exist for list, describe, call or typings.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import type { Host } from '../../src/host.js';
 import type { ServerDescription } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { filesystemPath, memoryPath } from '../support/paths.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, type McpHost } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
 import { faultEntry } from '../support/fixture-servers.js';

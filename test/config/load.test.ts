@@ -76,7 +76,7 @@ describe('config/load', () => {
       assert.equal((error.cause as NodeJS.ErrnoException).code, 'EISDIR');
     });
 
-    it('turns EACCES into a ConfigError', async function () {
+    it('turns EACCES into a ConfigError', async () => {
       const path = await tree.writeDefault({});
       await chmod(path, 0o000);
       const machine = new TempMachine(tree.home, {}, (p) => {

@@ -39,7 +39,7 @@ describe('config/redact', () => {
 
   it('redacts among many secrets in a large stderr chunk', () => {
     const redact = createRedactor(Array.from({ length: 50 }, (_, i) => `secret-value-${i}-xyz`));
-    const chunk = 'ordinary log line with nothing special in it\n'.repeat(2000) + 'secret-value-7-xyz';
+    const chunk = `${'ordinary log line with nothing special in it\n'.repeat(2000)}secret-value-7-xyz`;
     assert.equal(redact(chunk), `${'ordinary log line with nothing special in it\n'.repeat(2000)}***`);
   });
 });

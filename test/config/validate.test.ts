@@ -144,7 +144,7 @@ describe('config/validate', () => {
     assert.deepEqual(stdioOf(loaded, '__proto__').args, ['1']);
     assert.equal(httpOf(loaded, 'constructor').url, 'http://c/');
     assert.equal(({} as Record<string, unknown>)['command'], undefined);
-    assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'command'), false);
+    assert.equal(Object.hasOwn(Object.prototype, 'command'), false);
   });
 
   it('refuses __proto__ as an env or header name (a copy onto an object would drop it); other Object names are plain keys', async () => {

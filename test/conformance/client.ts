@@ -166,7 +166,7 @@ async function main(): Promise<number> {
   try {
     const listed = await host.list({ server: SERVER });
     const status = listed.servers[0];
-    if (!status || status.status !== 'connected') {
+    if (status?.status !== 'connected') {
       log(`not connected: ${status?.status === 'error' ? `${status.error.code}: ${status.error.message}` : String(status?.status)}`);
       return 1;
     }

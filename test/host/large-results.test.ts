@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHost, type Host } from '../../src/index.js';
 import { filesystemPath, FIXTURES_DIR } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createHost, type Host } from '../../src/index.js';
 import { faultEntry } from '../support/fixture-servers.js';
 import { everythingPath, filesystemPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';

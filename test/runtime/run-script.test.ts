@@ -57,7 +57,7 @@ describe('runScript', () => {
 
     it('measures nesting outside strings only', () => {
       assert.equal(nestedDeeperThan(`${'['.repeat(5)}${']'.repeat(5)}`, 4), true);
-      const inStrings = JSON.stringify(['['.repeat(20) + '"\\', '\\"' + '{'.repeat(20)]);
+      const inStrings = JSON.stringify([`${'['.repeat(20)}"\\`, `\\"${'{'.repeat(20)}`]);
       assert.equal(nestedDeeperThan(inStrings, 4), false);
       assert.equal(nestedDeeperThan(`[${inStrings},[[[[1]]]]]`, 4), true);
       assert.equal(nestedDeeperThan(`[[1],[2],[3],[4],[5],[6]]`, 2), false);

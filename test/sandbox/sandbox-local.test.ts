@@ -166,7 +166,7 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
     assert.equal(after.status, undefined, 'still the old connection');
   });
 
-  describe('as root: what uid 65534 may use is checked as that uid before the start', function () {
+  describe('as root: what uid 65534 may use is checked as that uid before the start', () => {
     before(function () {
       if (process.getuid?.() !== 0) this.skip();
     });

@@ -63,6 +63,7 @@ describe('serve: the run description', function () {
     }
   });
   after(async () => {
+    console.log(`      description lengths by server count: ${JSON.stringify(lengths)}`);
     await host?.close();
     tmp?.cleanup();
   });
@@ -100,7 +101,6 @@ describe('serve: the run description', function () {
       }
     });
   }
-  after(() => console.log(`      description lengths by server count: ${JSON.stringify(lengths)}`));
 
   it('teaches with a worked example, says what the sandbox lacks and gives the budget in characters and tokens', () => {
     const text = runDescription([], LIMITS);

@@ -7,7 +7,7 @@ import { type HttpServe, run, serveHttp, texts } from '../support/berry-serve.js
 import { everythingAndFault } from '../support/fixture-servers.js';
 import { everythingPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import type { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 

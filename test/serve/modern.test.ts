@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { run as runLegacy, serveHttp, type HttpServe } from '../support/berry-serve.js';
 import { MODERN, modernHttp, modernStdio, modernTexts, resultOf, runModern } from '../support/berry-serve-modern.js';
 import { everythingAndFault } from '../support/fixture-servers.js';
-import { tempDir } from '../support/temp-dir.js';
+import type { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
 
 const TOKEN = 'modern-serve-token';

@@ -92,6 +92,7 @@ describe('berry-mcp serve: secrets in what servers return are masked before the 
       };`,
     );
     assert.equal(result.isError, undefined, texts(result).join('\n'));
+    // biome-ignore lint/suspicious/noExplicitAny: the echo fixture's nested answers, read as they came
     const out = result.structuredContent?.['result'] as Record<string, any>;
     const all = JSON.stringify(out);
     for (const form of [OTHER, encodeURIComponent(OTHER), OTHER.toUpperCase(), JSON.stringify(OTHER).slice(1, -1), OWN]) {

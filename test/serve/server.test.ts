@@ -6,7 +6,7 @@ import { run, serveStdio, type StdioServe, texts } from '../support/berry-serve.
 import { everythingAndFault } from '../support/fixture-servers.js';
 import { memoryPath } from '../support/paths.js';
 import { processAlive } from '../support/processes.js';
-import { tempDir } from '../support/temp-dir.js';
+import type { tempDir } from '../support/temp-dir.js';
 import { waitFor, waitForEvent } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 

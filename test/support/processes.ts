@@ -24,7 +24,7 @@ export function processAlive(pid: number): boolean {
         // EPERM: it exists but belongs to someone else
     }
     const fields = statFields(pid);
-    if (!fields) return fs.existsSync('/proc/self') ? false : true; // no /proc: trust kill(0)
+    if (!fields) return !fs.existsSync('/proc/self'); // no /proc: trust kill(0)
     const state = fields[0];
     return state !== 'Z' && state !== 'X' && state !== 'x';
 }

@@ -5,6 +5,6 @@ import path from 'node:path';
 export function writeConfig(dir: string, servers: Record<string, unknown>): string {
     fs.mkdirSync(dir, { recursive: true });
     const file = path.join(dir, 'mcp.json');
-    fs.writeFileSync(file, JSON.stringify({ mcpServers: servers }, null, 2) + '\n');
+    fs.writeFileSync(file, `${JSON.stringify({ mcpServers: servers }, null, 2)}\n`);
     return file;
 }

@@ -51,7 +51,7 @@ describe('typings: scripts type-checked by tsc', function () {
   let generated: string;
   const diagnostics = new Map<string, Diagnostic[]>();
 
-  before(async function () {
+  before(async () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'berry-typings-tsc-'));
     // As if berry-mcp were installed: `berry-mcp/script` resolves through package.json exports.
     fs.mkdirSync(path.join(work, 'node_modules'));
@@ -87,44 +87,44 @@ describe('typings: scripts type-checked by tsc', function () {
     diagnostics.set('servers', serversResult);
   });
 
-  after(function () {
+  after(() => {
     if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
   });
 
   const diagnosticsOf = (run: string, file: string): Diagnostic[] => (diagnostics.get(run) ?? []).filter((d) => d.file === file);
 
-  describe('the static API alone (reference line and command-line flags, no tsconfig)', function () {
+  describe('the static API alone (reference line and command-line flags, no tsconfig)', () => {
     for (const name of scriptsIn('static')) {
-      it(`${name} gets exactly the errors it expects`, function () {
+      it(`${name} gets exactly the errors it expects`, () => {
         const source = fs.readFileSync(path.join(CASES_DIR, 'static', name), 'utf8');
         assert.deepEqual(mismatches(source, diagnosticsOf('static', name)), []);
       });
     }
 
-    it('reports nothing outside the scripts (typings/berry-mcp.d.ts itself is clean)', function () {
+    it('reports nothing outside the scripts (typings/berry-mcp.d.ts itself is clean)', () => {
       const scripts = new Set(scriptsIn('static'));
       assert.deepEqual((diagnostics.get('static') ?? []).filter((d) => !scripts.has(d.file)), []);
     });
   });
 
-  describe('with generated server types (tsconfig types: ["berry-mcp/script"])', function () {
+  describe('with generated server types (tsconfig types: ["berry-mcp/script"])', () => {
     for (const name of scriptsIn('servers')) {
-      it(`${name} gets exactly the errors it expects`, function () {
+      it(`${name} gets exactly the errors it expects`, () => {
         const source = fs.readFileSync(path.join(CASES_DIR, 'servers', name), 'utf8');
         assert.deepEqual(mismatches(source, diagnosticsOf('servers', name)), []);
       });
     }
 
-    it(`examples/${EXAMPLE} type-checks against the demo servers' types`, function () {
+    it(`examples/${EXAMPLE} type-checks against the demo servers' types`, () => {
       assert.deepEqual(diagnosticsOf('servers', EXAMPLE), []);
     });
 
-    it('the generated file itself compiles cleanly, and nothing else is reported', function () {
+    it('the generated file itself compiles cleanly, and nothing else is reported', () => {
       const known = new Set([...scriptsIn('servers'), EXAMPLE]);
       assert.deepEqual((diagnostics.get('servers') ?? []).filter((d) => !known.has(d.file)), []);
     });
 
-    it('types every tool of the reference servers, and leaves the down server out with a warning', function () {
+    it('types every tool of the reference servers, and leaves the down server out with a warning', () => {
       for (const tool of ['echo', 'get-sum', 'get-structured-content', 'list_directory', 'create_entities', 'read_graph']) {
         assert.match(generated, new RegExp(`^      "${tool}": \\{$`, 'm'));
       }
@@ -132,7 +132,7 @@ describe('typings: scripts type-checked by tsc', function () {
       assert.doesNotMatch(generated, /^    "broken": \{/m);
     });
 
-    it('marks observed result types as observed', function () {
+    it('marks observed result types as observed', () => {
       assert.match(generated, /^        \/\*\* observed over 3 calls \*\/\n        structured: BerryMcp\.Generated\.Learned\.ReadGraph\.Observed\.Returns;$/m);
       assert.match(generated, /^        \/\*\* observed over 1 call: content\[0\]\.text is JSON of type BerryMcp\.Generated\.Learned\.SearchText\.Observed\.Returns \*\/$/m);
       assert.match(generated, /\/\*\* observed over 1 call: the type of the JSON in `content\[0\]\.text`, learned from results/);

@@ -111,13 +111,13 @@ describe('typings: the script API stays in step with the contract', function () 
   let program: ts.Program;
   const typings = fs.readFileSync(STATIC_TYPINGS, 'utf8');
 
-  before(function () {
+  before(() => {
     const result = drift([], typings);
     program = result.program;
     names = contractExports(program).filter((name) => !HOST_ONLY.has(name));
   });
 
-  it('finds the contract types (and the host-only ones it leaves out still exist)', function () {
+  it('finds the contract types (and the host-only ones it leaves out still exist)', () => {
     for (const name of ['ListRequest', 'ListResult', 'ServerStatus', 'ToolSummary', 'DescribeRequest', 'DescribeResult', 'ToolDescription', 'ServerDescription', 'CallRequest', 'CallResult']) {
       assert.ok(names.includes(name), `contract.ts no longer exports ${name}`);
     }
@@ -125,12 +125,12 @@ describe('typings: the script API stays in step with the contract', function () 
     for (const name of HOST_ONLY.keys()) assert.ok(all.includes(name), `HOST_ONLY lists ${name}, which contract.ts does not export`);
   });
 
-  it('declares every contract type in BerryMcp with the same shape, and ErrorCode as BerryErrorCode', function () {
+  it('declares every contract type in BerryMcp with the same shape, and ErrorCode as BerryErrorCode', () => {
     const { problems } = drift(names, typings, program);
     assert.deepEqual(problems, []);
   });
 
-  it('notices drift: a changed property type, a missing optional property, a missing name, a missing code', function () {
+  it('notices drift: a changed property type, a missing optional property, a missing name, a missing code', () => {
     const drifted = typings
       .replace('readonly configPath: string;', 'readonly configPath: number;')
       .replace('readonly protocolVersion?: string;', '')

@@ -51,7 +51,7 @@ function namespaceBody(code: string, namespacePath: string): string {
 describe('typings: generateTypings', function () {
   this.timeout(20_000);
 
-  it('is deterministic: same servers in any order give byte-identical output', async function () {
+  it('is deterministic: same servers in any order give byte-identical output', async () => {
     const first = await generateTypings(fixtureInput());
     const again = await generateTypings(fixtureInput());
     const shuffled = await generateTypings(
@@ -64,7 +64,7 @@ describe('typings: generateTypings', function () {
     assert.doesNotMatch(first, /\d{4}-\d{2}-\d{2}T/, 'no timestamps');
   });
 
-  it('sorts servers and tools by name, and keys the map by the real names', async function () {
+  it('sorts servers and tools by name, and keys the map by the real names', async () => {
     const code = await generateTypings([{ server: 'zeta', tools: [echo] }, { server: 'alpha', tools: [echo, sum] }]);
     const keys = [...code.matchAll(/^ {4}("[^"]*"): \{$|^ {6}("[^"]*"): \{$/gm)].map((m) => m[1] ?? `  ${m[2]}`);
     assert.deepEqual(keys, ['"alpha"', '  "echo"', '  "get-sum"', '"zeta"', '  "echo"']);
@@ -72,7 +72,7 @@ describe('typings: generateTypings', function () {
     assert.match(code, /\/\*\* Echoes back the input \*\/\n {6}"echo"/);
   });
 
-  it('leaves a server that is down out, with a one-line warning at the top', async function () {
+  it('leaves a server that is down out, with a one-line warning at the top', async () => {
     const code = await generateTypings(fixtureInput());
     const header = code.slice(0, code.indexOf('declare namespace'));
     const warning = header.split('\n').find((line) => line.includes('"broken"'));
@@ -81,7 +81,7 @@ describe('typings: generateTypings', function () {
     assert.match(code, /^ {4}"demo": \{/m);
   });
 
-  it('keeps every hostile description, title, enum value and name inside its comment or string literal', async function () {
+  it('keeps every hostile description, title, enum value and name inside its comment or string literal', async () => {
     const code = await generateTypings(fixtureInput());
     assert.ok(code.includes('declare const pwned'), 'the hostile text is there (as comments and strings)');
     const names = identifiers(code);
@@ -93,7 +93,7 @@ describe('typings: generateTypings', function () {
     assert.ok(code.includes(`${JSON.stringify(WEIRD_SERVER_NAME).replace('\u2028', '\\u2028')}: {`), 'the weird server name is a map key');
   });
 
-  it('gives names that collide once sanitised their own namespaces, and makes any name an identifier', async function () {
+  it('gives names that collide once sanitised their own namespaces, and makes any name an identifier', async () => {
     const code = await generateTypings(fixtureInput());
     assert.match(namespaceBody(code, 'BerryMcp.Generated.Fixture.GetSum.Input'), /x: string/);
     assert.match(namespaceBody(code, 'BerryMcp.Generated.Fixture.GetSum_2.Input'), /z: boolean/); // getSum
@@ -104,7 +104,7 @@ describe('typings: generateTypings', function () {
     assert.ok(code.includes('declare namespace BerryMcp.Generated.HostileServer.Ping.Input {'));
   });
 
-  it('falls back to an open record, with a comment, for schemas over the limits or broken', async function () {
+  it('falls back to an open record, with a comment, for schemas over the limits or broken', async () => {
     const code = await generateTypings(fixtureInput());
     const expectations: [string, RegExp][] = [
       ['Oversized', /the schema is \d+ bytes, over the limit of 262144/],
@@ -120,7 +120,7 @@ describe('typings: generateTypings', function () {
     }
   });
 
-  it('honours maxSchemaBytes and maxSchemaDepth, and rejects nonsense limits', async function () {
+  it('honours maxSchemaBytes and maxSchemaDepth, and rejects nonsense limits', async () => {
     const echoBytes = JSON.stringify(echo.inputSchema).length;
     const sumBytes = JSON.stringify(sum.inputSchema).length;
     assert.ok(sumBytes > echoBytes);
@@ -138,7 +138,7 @@ describe('typings: generateTypings', function () {
     }
   });
 
-  it('types empty and missing schemas as open records, and says so when no server could be typed', async function () {
+  it('types empty and missing schemas as open records, and says so when no server could be typed', async () => {
     const code = await generateTypings(fixtureInput());
     for (const id of ['Empty', 'NoProperties', 'Missing']) {
       assert.match(namespaceBody(code, `BerryMcp.Generated.Fixture.${id}.Input`), /^ {2}export type Arguments = \{ \[key: string\]: unknown \};$/m, id);
@@ -148,7 +148,7 @@ describe('typings: generateTypings', function () {
     assert.match(none, /interface Servers \{\n {2}\}/);
   });
 
-  it('types a required property with a default as optional: the call works without it (Playwright MCP 0.0.83)', async function () {
+  it('types a required property with a default as optional: the call works without it (Playwright MCP 0.0.83)', async () => {
     const screenshot: Tool = {
       name: 'browser_take_screenshot',
       inputSchema: { type: 'object', properties: { scale: { type: 'string', enum: ['css', 'device'], default: 'css' }, type: { type: 'string' } }, required: ['scale'] },
@@ -157,7 +157,7 @@ describe('typings: generateTypings', function () {
     assert.match(body, /^\s*scale\?: \("css" \| "device"\)$/m, body);
   });
 
-  it('keeps the first of duplicate servers and tools, with a warning', async function () {
+  it('keeps the first of duplicate servers and tools, with a warning', async () => {
     const code = await generateTypings([
       { server: 'demo', tools: [echo, { ...sum, name: 'echo' }] },
       { server: 'demo', tools: [sum] },
@@ -168,20 +168,20 @@ describe('typings: generateTypings', function () {
     assert.doesNotMatch(code, /"get-sum"/);
   });
 
-  it('does not change its input', async function () {
+  it('does not change its input', async () => {
     const input = fixtureInput();
     const before = JSON.stringify(input);
     await generateTypings(input);
     assert.equal(JSON.stringify(input), before);
   });
 
-  describe('a $ref outside the schema', function () {
+  describe('a $ref outside the schema', () => {
     let server: http.Server;
     let requests = 0;
     let base: string;
     let dir: string;
 
-    before(async function () {
+    before(async () => {
       server = http.createServer((_req, res) => {
         requests++;
         res.setHeader('content-type', 'application/json');
@@ -193,12 +193,12 @@ describe('typings: generateTypings', function () {
       fs.writeFileSync(path.join(dir, 'local.json'), JSON.stringify({ type: 'object', properties: { leakedFromFile: { type: 'string' } } }));
     });
 
-    after(async function () {
+    after(async () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    it('is never fetched nor read: the property becomes unknown, with a warning', async function () {
+    it('is never fetched nor read: the property becomes unknown, with a warning', async () => {
       const file = path.join(dir, 'local.json');
       const refs = [`${base}/schema.json`, `${base}/schema.json#/properties`, pathToFileURL(file).href, file, 'local.json', '//127.0.0.1/x'];
       const tools: Tool[] = refs.map((ref, i) => ({

@@ -125,7 +125,7 @@ async function resolveDir(machine: Machine, dir: string | undefined): Promise<st
   const home = await machine.homeDir();
   if (dir !== undefined) return dir === '~' ? home : dir.startsWith('~/') ? `${home}/${dir.slice(2)}` : dir;
   const xdg = (await machine.env())['XDG_CACHE_HOME'];
-  return `${xdg !== undefined && xdg.startsWith('/') ? xdg : `${home}/.cache`}/berry/catalogs`;
+  return `${xdg?.startsWith('/') ? xdg : `${home}/.cache`}/berry/catalogs`;
 }
 
 /** Reads with the machine's readFile; writes a temp file (0600, in a 0700 folder) and renames it over the target. */

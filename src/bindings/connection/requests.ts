@@ -6,7 +6,7 @@
 import { specTypeSchemas, type CallToolResult, type Client, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { headerDefinition } from '../catalog/header-annotations.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
-import { BerryError, CallTimeoutError, CancelledError, TransportClosedError, isBerryError } from '../../common/errors.js';
+import { type BerryError, CallTimeoutError, CancelledError, TransportClosedError, isBerryError } from '../../common/errors.js';
 import { abortPromise, onAbort } from '../../common/abort.js';
 import { authRequiredError, mapAuthError, type OAuthSession } from '../../auth/index.js';
 import type { StdioDiagnostics } from '../../remote/transport/index.js';

@@ -165,7 +165,7 @@ function mergeRootDefinitions(root: JsonObject): (ref: string) => string {
   const renamed = new Map<string, string>();
   for (const [key, value] of Object.entries(definitions)) {
     let target = key;
-    for (let n = 2; Object.prototype.hasOwnProperty.call(defs, target); n++) target = `${key}_${n}`;
+    for (let n = 2; Object.hasOwn(defs, target); n++) target = `${key}_${n}`;
     Object.defineProperty(defs, target, { value, enumerable: true, writable: true, configurable: true });
     renamed.set(key, target);
   }
@@ -252,7 +252,7 @@ function resolvePointer(root: Json, ref: string, anchors: Map<string, Json>): Js
   let node: Json | undefined = root;
   for (const segment of ref.slice(2).split('/')) {
     const key = decodeSegment(segment);
-    if (node === null || typeof node !== 'object' || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, Json>)[key];
   }
   return node;

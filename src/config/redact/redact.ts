@@ -178,7 +178,7 @@ const MIN_VALUE_SECRET = 8;
 const MAX_PLAIN_WORDS = 20;
 const PLAIN_WORDS = /^[A-Z]?[a-z]+(?:[ _.-][A-Z]?[a-z]+)*$/;
 const PLAIN_NUMBER = /^[+-]?\d+(?:\.\d+)?$/;
-const FILE_PATH = /^(?:~|\.{1,2})?\/[\w.\/@%~-]*$/;
+const FILE_PATH = /^(?:~|\.{1,2})?\/[\w./@%~-]*$/;
 
 /**
  * Whether a secret is masked inside whole values servers return (results, resources, prompts),

@@ -232,7 +232,7 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       })();
       const script = [
         'const stat = require("fs").readFileSync("/proc/self/stat", "utf8").split(") ")[1].split(" ");',
-        'console.log(JSON.stringify({ cwd: process.cwd(), value: process.env.BERRY_SECRET, remote: process.env.' + REMOTE_ENV.name + ', pid: process.pid, pgid: Number(stat[2]) }));',
+        `console.log(JSON.stringify({ cwd: process.cwd(), value: process.env.BERRY_SECRET, remote: process.env.${REMOTE_ENV.name}, pid: process.pid, pgid: Number(stat[2]) }));`,
         'process.stdin.resume(); process.stdin.on("end", () => process.exit(0));',
       ].join('\n');
       const p = await m.spawn({ command: 'node', args: ['-e', script], env: { BERRY_SECRET: value }, cwd: workDir });

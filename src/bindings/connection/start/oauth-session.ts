@@ -5,7 +5,7 @@
 import { OAuthSession } from '../../../auth/index.js';
 import type { ResolvedServerConfig } from '../../../config/index.js';
 import { createMachineFetch } from '../../../remote/transport/index.js';
-import { type Machine } from '../../../remote/machine/index.js';
+import type { Machine } from '../../../remote/machine/index.js';
 import type { ConnectionAuthOptions } from './auth-options.js';
 
 export type { ConnectionAuthOptions } from './auth-options.js';

@@ -117,6 +117,7 @@ function visit(node: Json, path: readonly string[], walk: Walk, nullOk: boolean,
   }
   if (!nullOk || acceptsNull(out)) return out;
   mark(walk, path, 'wrapped');
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else, not a thenable
   return { if: { type: 'null' }, then: true, else: out };
 }
 

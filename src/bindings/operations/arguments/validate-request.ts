@@ -112,7 +112,7 @@ function flatJsonBound(args: Record<string, unknown>): number {
   let bound = 2;
   let keys = 0;
   for (const key in args) {
-    if (++keys > 16 || !Object.prototype.hasOwnProperty.call(args, key)) return Infinity;
+    if (++keys > 16 || !Object.hasOwn(args, key)) return Infinity;
     const value = args[key];
     bound += key.length * 6 + 4;
     if (typeof value === 'string') bound += value.length * 6 + 2;

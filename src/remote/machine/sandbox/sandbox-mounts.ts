@@ -105,7 +105,7 @@ async function writablePlaces(machine: Machine, wanted: readonly WantedMount[], 
 async function checkMountPoints(input: MountInput, mounts: readonly PlannedMount[], context: TrustContext, cache: InfoCache): Promise<void> {
   for (const [index, mount] of mounts.entries()) {
     const outer = mounts.slice(0, index).reverse().find((earlier) => earlier.target !== mount.target && within(mount.target, earlier.target));
-    if (!outer || outer.info.type !== 'directory') continue;
+    if (outer?.info.type !== 'directory') continue;
     const hostPath = posix.join(outer.real, posix.relative(outer.target, mount.target));
     const found = await resolveTrusted(input.machine, hostPath, context, cache, input.signal);
     if (found.kind === 'untrusted-link') {

@@ -154,7 +154,7 @@ export class SshConnection {
   signalGroup(pgid: number, signal: 'TERM' | 'KILL'): void {
     if (!this.#open || !Number.isInteger(pgid) || pgid <= 1) return;
     const control = this.#controlChannel;
-    if (control && control.writable) {
+    if (control?.writable) {
       control.write(`${signal} ${pgid}\n`);
       return;
     }
