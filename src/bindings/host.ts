@@ -20,11 +20,10 @@ import type { ServerConnection } from './connection/connection.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
 import { normalizeAuthOptions, type ConnectionAuthOptions } from './connection/start/auth-options.js';
 import type { AuthorizeResult } from './operations/sign-in.js';
-import type { ElicitationHandler } from './handlers.js';
 import { byteLimit, safeSink, startBackoffOf, type McpHostOptions } from './host-options.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool/pool.js';
-import { EraMemory } from './connection/start/era.js';
+import { ConnectionOpener } from './pool/opener.js';
 import type { StartBackoff } from './pool/start-backoff.js';
 import { MachineRelease, operationFailure, throwIfCancelled } from './machine-release.js';
 import type { OperationContext, Prepared } from './operations/context.js';
@@ -53,10 +52,8 @@ export class MachineHost implements McpHost {
   readonly #pool: ConnectionPool;
   readonly #ownsPool: boolean;
   readonly #log: LogSink;
-  readonly #maxMessageBytes: number | undefined;
   readonly #maxArgumentBytes: number;
   readonly #auth: ConnectionAuthOptions;
-  readonly #onElicitation: ElicitationHandler | undefined;
   readonly #approveCall: ApproveCall | undefined;
   readonly #store: CatalogStore | undefined;
   readonly #arguments: ArgumentChecker;
@@ -64,8 +61,8 @@ export class MachineHost implements McpHost {
   readonly #observed: ObservedTypes;
   /** Servers that failed to start, not started again before their time (docs/reliability.md). */
   readonly #backoff: StartBackoff;
-  /** The era each connection key negotiated: probed once, adopted by its reconnects. */
-  readonly #eras = new EraMemory();
+  /** Opens the pool's connections, remembering each key's era and start failures. */
+  readonly #opener: ConnectionOpener;
   /** Catalog saves and background refreshes: close() lets them finish. */
   readonly #background = new Set<Promise<unknown>>();
   /** Operations running now; the machine's connection is released after a quiet idle period. */
@@ -87,16 +84,23 @@ export class MachineHost implements McpHost {
     this.#config = new OperationConfig(this.machine, this.cwd, options.configPath, this.#pool);
     this.#release = new MachineRelease(this.machine, this.#pool);
     this.#log = options.onLog ? safeSink(options.onLog) : noLog;
-    this.#maxMessageBytes = byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT);
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
     this.#auth = normalizeAuthOptions(options);
-    this.#onElicitation = options.onElicitation;
     this.#approveCall = options.approveCall;
     const saved = options.savedCatalogs;
     this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
     this.#arguments = new ArgumentChecker(this.#log);
     this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
+    this.#opener = new ConnectionOpener({
+      machine: this.machine,
+      log: this.#log,
+      maxMessageBytes: byteLimit('maxMessageBytes', options.maxMessageBytes, MAX_LINE_LIMIT),
+      gate: () => this.#config.gate(),
+      auth: this.#auth,
+      onElicitation: options.onElicitation,
+      backoff: this.#backoff,
+    });
     this.#context = {
       machine: this.machine,
       log: this.#log,
@@ -161,28 +165,7 @@ export class MachineHost implements McpHost {
     return this.#pool.use(
       key,
       prepared.scope,
-      async (connectSignal) => {
-        try {
-          // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
-          const connection = await (await import('./connection/start/open.js')).openConnection({
-            machine: this.machine,
-            config,
-            log: this.#log,
-            ...(this.#maxMessageBytes === undefined ? {} : { maxMessageBytes: this.#maxMessageBytes }),
-            gate: () => this.#config.gate(),
-            auth: this.#auth,
-            onElicitation: this.#onElicitation,
-            era: { memory: this.#eras, key },
-            signal: connectSignal,
-          });
-          this.#backoff.succeeded(key);
-          return connection;
-        } catch (error) {
-          // A connect abandoned by its callers (or by close) says nothing about the server.
-          if (!connectSignal.aborted) this.#backoff.failed(key, error);
-          throw error;
-        }
-      },
+      (connectSignal) => this.#opener.open(config, key, connectSignal),
       run,
       signal,
       `Connecting to server "${config.name}"`,
