@@ -52,27 +52,46 @@ export default async function argumentCheck(): Promise<Row[]> {
       for (let i = 0; i < count; i++) action();
       return (performance.now() - t0) / count;
     };
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      sumCall: () => timeEach(CALLS, () => host.call(SUM)),
-      check: async () => perCall(CHECKS, () => checker.check(SUM.server, sumTool as Tool, SUM.arguments)),
-      graphCall: () => timeEach(CALLS, () => host.call(GRAPH)),
-      learn: async () => perCall(CALLS * 10, () => (learned = mergeObservations(learned, observeResult(graphResult)!))),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        sumCall: () => timeEach(CALLS, () => host.call(SUM)),
+        check: async () => perCall(CHECKS, () => checker.check(SUM.server, sumTool as Tool, SUM.arguments)),
+        graphCall: () => timeEach(CALLS, () => host.call(GRAPH)),
+        learn: async () => perCall(CALLS * 10, () => (learned = mergeObservations(learned, observeResult(graphResult)!))),
+      },
+    );
     // A pair of its own, so that each side runs first in half of the rounds (AB, BA, …).
-    const ab = await alternate({ rounds: 2 * ROUNDS, warmupRounds: 1 }, {
-      callWith: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withCheck, OPEN_GATE)),
-      callWithout: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withoutCheck, OPEN_GATE)),
-    });
+    const ab = await alternate(
+      { rounds: 2 * ROUNDS, warmupRounds: 1 },
+      {
+        callWith: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withCheck, OPEN_GATE)),
+        callWithout: () => timeEach(CALLS, () => callOn(connection, entry, SUM.tool, SUM.arguments, {}, withoutCheck, OPEN_GATE)),
+      },
+    );
     return [
       row(section, 'host.call(get-sum), warm, per call (arguments checked)', 'ms', r.sumCall.samples),
       row(section, 'argument check alone (compiled, cached), per call', 'ms', r.check.perRound, { note: `${CHECKS} checks per round` }),
-      row(section, 'argument check / warm host.call(get-sum)', '%', pairedRatios(r.check.perRound, r.sumCall.perRound).map((x) => x * 100), {
-        target: { max: 2, label: '< 2 %' },
-      }),
+      row(
+        section,
+        'argument check / warm host.call(get-sum)',
+        '%',
+        pairedRatios(r.check.perRound, r.sumCall.perRound).map((x) => x * 100),
+        {
+          target: { max: 2, label: '< 2 %' },
+        },
+      ),
       row(section, 'call path (callOn) with the check / without, median call', 'x', pairedRatios(ab.callWith.perRoundMedian, ab.callWithout.perRoundMedian)),
       row(section, 'host.call(read_graph), warm, per call (type learned)', 'ms', r.graphCall.samples),
-      row(section, "learning the result's type alone, per call", 'ms', r.learn.perRound, { note: 'the shape of its structuredContent, merged into what was learned' }),
-      row(section, 'learning / warm host.call(read_graph)', '%', pairedRatios(r.learn.perRound, r.graphCall.perRound).map((x) => x * 100)),
+      row(section, "learning the result's type alone, per call", 'ms', r.learn.perRound, {
+        note: 'the shape of its structuredContent, merged into what was learned',
+      }),
+      row(
+        section,
+        'learning / warm host.call(read_graph)',
+        '%',
+        pairedRatios(r.learn.perRound, r.graphCall.perRound).map((x) => x * 100),
+      ),
     ];
   } finally {
     await host.close();

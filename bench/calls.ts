@@ -43,14 +43,17 @@ return Date.now() - t0;`;
     await host.call(ECHO);
     // Kept past withServer only for the ablation sides: nothing else uses it, and it idles for 5 min.
     const connection = await host.withServer(ECHO.server, async (c) => c);
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      raw: () => timeEach(CALLS, () => rawEcho(raw)),
-      hostCall: () => timeEach(CALLS, () => host.call(ECHO)),
-      sandbox: () => perCall(host.run(loop('mcp_call'))),
-      connectionCall: () => timeEach(CALLS, () => connection.callTool(ECHO.tool, ECHO.arguments)),
-      sdkOnHostConnection: () => timeEach(CALLS, () => connection.client.callTool({ name: ECHO.tool, arguments: ECHO.arguments })),
-      bridge: () => perCall(runScript(loop('echo_like'), { functions: { echo_like: async () => ECHO_RESULT } })),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        raw: () => timeEach(CALLS, () => rawEcho(raw)),
+        hostCall: () => timeEach(CALLS, () => host.call(ECHO)),
+        sandbox: () => perCall(host.run(loop('mcp_call'))),
+        connectionCall: () => timeEach(CALLS, () => connection.callTool(ECHO.tool, ECHO.arguments)),
+        sdkOnHostConnection: () => timeEach(CALLS, () => connection.client.callTool({ name: ECHO.tool, arguments: ECHO.arguments })),
+        bridge: () => perCall(runScript(loop('echo_like'), { functions: { echo_like: async () => ECHO_RESULT } })),
+      },
+    );
     return [
       row(section, 'raw SDK Client.callTool(echo), per call', 'ms', r.raw.samples),
       row(section, 'host.call(echo), per call', 'ms', r.hostCall.samples),
@@ -98,10 +101,13 @@ export async function fanOut(): Promise<Row[]> {
   };
   try {
     await host.call({ server: 'fault', tool: 'echo', arguments: { text: 'warm' } });
-    const r = await alternate({ rounds: 3, warmupRounds: 1 }, {
-      one: () => run(`await ${call};`),
-      fan: () => run(`await Promise.all(Array.from({ length: ${FAN_OUT} }, () => ${call}));`),
-    });
+    const r = await alternate(
+      { rounds: 3, warmupRounds: 1 },
+      {
+        one: () => run(`await ${call};`),
+        fan: () => run(`await Promise.all(Array.from({ length: ${FAN_OUT} }, () => ${call}));`),
+      },
+    );
     return [
       row(section, 'script: one sleep(1000) call', 'ms', r.one.samples),
       row(section, `script: Promise.all of ${FAN_OUT} sleep(1000) calls`, 'ms', r.fan.samples),

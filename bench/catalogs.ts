@@ -40,10 +40,13 @@ export default async function savedCatalogs(): Promise<Row[]> {
   };
   try {
     await list(true, false);
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      cold: () => list(true, false),
-      saved: () => list(false, true),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        cold: () => list(true, false),
+        saved: () => list(false, true),
+      },
+    );
     return [
       row(SECTION, 'cold list of 3 servers (spawn + init + tools/list each)', 'ms', r.cold.samples),
       row(SECTION, 'list of 3 servers from saved catalogs', 'ms', r.saved.samples),

@@ -20,22 +20,25 @@ export default async function coldStart(): Promise<Row[]> {
   const configPath = writeConfig(dir, { everything: everythingEntry() });
   const closes = { host: [] as number[], raw: [] as number[], rawFullEnv: [] as number[] };
   try {
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      host: async () => {
-        const started = performance.now();
-        const host = createHost({ cwd: dir, configPath });
-        const listed = await host.list({ server: 'everything' });
-        const elapsed = performance.now() - started;
-        const status = listed.servers[0]?.status;
-        const closeStarted = performance.now();
-        await host.close();
-        closes.host.push(performance.now() - closeStarted);
-        if (status !== 'connected') throw new Error(`server-everything did not connect: ${JSON.stringify(listed.servers[0])}`);
-        return elapsed;
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        host: async () => {
+          const started = performance.now();
+          const host = createHost({ cwd: dir, configPath });
+          const listed = await host.list({ server: 'everything' });
+          const elapsed = performance.now() - started;
+          const status = listed.servers[0]?.status;
+          const closeStarted = performance.now();
+          await host.close();
+          closes.host.push(performance.now() - closeStarted);
+          if (status !== 'connected') throw new Error(`server-everything did not connect: ${JSON.stringify(listed.servers[0])}`);
+          return elapsed;
+        },
+        raw: () => rawColdStart(closes.raw),
+        rawFullEnv: () => rawColdStart(closes.rawFullEnv, process.env as Record<string, string>),
       },
-      raw: () => rawColdStart(closes.raw),
-      rawFullEnv: () => rawColdStart(closes.rawFullEnv, process.env as Record<string, string>),
-    });
+    );
     // The warm-up round's closes are in there too: drop them.
     const measured = (list: number[]): number[] => list.slice(list.length - ROUNDS);
     return [

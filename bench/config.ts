@@ -42,13 +42,16 @@ export default async function configReread(): Promise<Row[]> {
   const raw = await rawStdio(NODE, [everythingPath]);
   try {
     await Promise.all([host20.call(ECHO), host1.call(ECHO)]);
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      reread20: () => timeEach(CALLS, () => host20.readConfig()),
-      reread1: () => timeEach(CALLS, () => host1.readConfig()),
-      raw: () => timeEach(CALLS, () => rawEcho(raw)),
-      call20: () => timeEach(CALLS, () => host20.call(ECHO)),
-      call1: () => timeEach(CALLS, () => host1.call(ECHO)),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        reread20: () => timeEach(CALLS, () => host20.readConfig()),
+        reread1: () => timeEach(CALLS, () => host1.readConfig()),
+        raw: () => timeEach(CALLS, () => rawEcho(raw)),
+        call20: () => timeEach(CALLS, () => host20.call(ECHO)),
+        call1: () => timeEach(CALLS, () => host1.call(ECHO)),
+      },
+    );
     const percent = pairedRatios(r.reread20.perRoundMedian, r.raw.perRoundMedian).map((x) => x * 100);
     return [
       row(SECTION, 'per-operation reread, 20-server mcp.json', 'ms', r.reread20.samples, { note: 'host.readConfig()' }),

@@ -49,16 +49,22 @@ export default async function confinedStart(): Promise<Row[]> {
     const policy = { mode: 'on', network: true, workspace: 'ro', binds: [], envPass: [], home: join(home, 'private') } as const;
     const wrapped = await confineSpawnSpec(probed, 'bench', { command: NODE, args: ['-e', '0'], env: {}, cwd: dir }, policy);
     const direct: SpawnSpec = { ...wrapped, command: NODE, args: ['-e', '0'], pins: [] };
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      plain: () => first('plain'),
-      confined: () => first('confined'),
-      confinedProbed: () => first('confined', probed),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        plain: () => first('plain'),
+        confined: () => first('confined'),
+        confinedProbed: () => first('confined', probed),
+      },
+    );
     // Apart from the hosts: a server still exiting after a close must not slow these.
-    const n = await alternate({ rounds: ROUNDS * 2, warmupRounds: 1 }, {
-      nodeDirect: () => timeExit(probed, direct),
-      nodeWrapped: () => timeExit(probed, wrapped),
-    });
+    const n = await alternate(
+      { rounds: ROUNDS * 2, warmupRounds: 1 },
+      {
+        nodeDirect: () => timeExit(probed, direct),
+        nodeWrapped: () => timeExit(probed, wrapped),
+      },
+    );
     return [
       row(SECTION, 'unconfined: first list of server-everything (spawn + init + list)', 'ms', r.plain.samples),
       row(SECTION, 'confined, fresh machine (bwrap probe included)', 'ms', r.confined.samples),

@@ -21,10 +21,13 @@ export default async function httpCalls(): Promise<Row[]> {
     const raw = await rawHttp(server.url);
     try {
       await host.call(ECHO);
-      const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-        raw: () => timeEach(CALLS, () => rawEcho(raw)),
-        hostCall: () => timeEach(CALLS, () => host.call(ECHO)),
-      });
+      const r = await alternate(
+        { rounds: ROUNDS, warmupRounds: 1 },
+        {
+          raw: () => timeEach(CALLS, () => rawEcho(raw)),
+          hostCall: () => timeEach(CALLS, () => host.call(ECHO)),
+        },
+      );
       return [
         row(SECTION, 'raw SDK callTool(echo) over HTTP, per call', 'ms', r.raw.samples),
         row(SECTION, 'host.call(echo) over HTTP, per call', 'ms', r.hostCall.samples),

@@ -48,7 +48,6 @@ export default async function memory(): Promise<Row[]> {
   ];
 }
 
-
 /** The child side: builds the host, measures, prints one JSON line. */
 async function probe(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -97,7 +96,16 @@ async function poolMemory(gc: () => void): Promise<{ poolRss: number; pooledHeap
     const poolRss = process.memoryUsage().rss - before;
     const ivm = await loadIsolatedVm();
     const { isolate, target } = createIsolate(ivm, 128);
-    const config = { names: ['mcp_call'], remaining: 1_048_576, resultLimit: 1_048_576, argumentLimit: 4_194_304, argumentCode: 'X', maxCalls: 64, fillLimit: 16_777_216, flatLimit: 134_217_728 };
+    const config = {
+      names: ['mcp_call'],
+      remaining: 1_048_576,
+      resultLimit: 1_048_576,
+      argumentLimit: 4_194_304,
+      argumentCode: 'X',
+      maxCalls: 64,
+      fillLimit: 16_777_216,
+      flatLimit: 134_217_728,
+    };
     installSandbox(ivm, isolate, target, config);
     const heap = await isolate.getHeapStatistics();
     isolate.dispose();

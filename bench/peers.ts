@@ -69,9 +69,7 @@ async function ensurePeers(log: (message: string) => void): Promise<string | und
     log('installing peers: npm ci --prefix bench/peers');
     // The npm that runs `npm run bench`, else the one on PATH.
     const npmCli = process.env['npm_execpath'];
-    const [command, args] = npmCli?.endsWith('.js')
-      ? [NODE, [npmCli]]
-      : ['npm', [] as string[]];
+    const [command, args] = npmCli?.endsWith('.js') ? [NODE, [npmCli]] : ['npm', [] as string[]];
     const done = await execute(command, [...args, 'ci', '--prefix', PEERS_DIR, '--no-audit', '--no-fund'], { timeoutMs: 240_000 });
     if (done.code !== 0) return `npm ci --prefix bench/peers failed (exit ${done.code}): ${lastLine(done.stderr)}`;
   }
@@ -112,20 +110,25 @@ async function cliOneShots(dir: string): Promise<Row[]> {
   writeFileSync(mcporterConfig, JSON.stringify({ mcpServers: { everything: server }, imports: [] }));
   // mcporter reads and may write its home (~/.mcporter): give it an empty one.
   const home = join(dir, 'home');
-  const oneShot = (command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) => async (): Promise<number> => {
-    const done = await execute(command, args, { cwd: dir, env, timeoutMs: 60_000 });
-    if (done.code !== 0 || !done.stdout.includes('Echo: bench')) {
-      throw new Error(`${args[0]} exited ${done.code}: ${lastLine(done.stderr) || lastLine(done.stdout)}`);
-    }
-    return done.ms;
-  };
-  const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-    berry: oneShot(NODE, [BERRY_CLI, 'call', 'everything', 'echo', '{"message":"bench"}', '--config', berryConfig]),
-    mcporter: oneShot(PEER_NODE, [MCPORTER_CLI, 'call', '--config', mcporterConfig, 'everything.echo', 'message=bench'], {
-      HOME: home,
-    }),
-    raw: oneShot(NODE, [join(PEERS_DIR, 'raw-oneshot.mjs'), JSON.stringify({ node: NODE, everythingPath })]),
-  });
+  const oneShot =
+    (command: string, args: readonly string[], env: NodeJS.ProcessEnv = {}) =>
+    async (): Promise<number> => {
+      const done = await execute(command, args, { cwd: dir, env, timeoutMs: 60_000 });
+      if (done.code !== 0 || !done.stdout.includes('Echo: bench')) {
+        throw new Error(`${args[0]} exited ${done.code}: ${lastLine(done.stderr) || lastLine(done.stdout)}`);
+      }
+      return done.ms;
+    };
+  const r = await alternate(
+    { rounds: ROUNDS, warmupRounds: 1 },
+    {
+      berry: oneShot(NODE, [BERRY_CLI, 'call', 'everything', 'echo', '{"message":"bench"}', '--config', berryConfig]),
+      mcporter: oneShot(PEER_NODE, [MCPORTER_CLI, 'call', '--config', mcporterConfig, 'everything.echo', 'message=bench'], {
+        HOME: home,
+      }),
+      raw: oneShot(NODE, [join(PEERS_DIR, 'raw-oneshot.mjs'), JSON.stringify({ node: NODE, everythingPath })]),
+    },
+  );
   return [
     row(SECTION, 'berry-mcp call everything echo (one-shot CLI)', 'ms', r.berry.samples),
     row(SECTION, 'mcporter call everything.echo (one-shot CLI)', 'ms', r.mcporter.samples),
@@ -137,13 +140,9 @@ async function cliOneShots(dir: string): Promise<Row[]> {
 }
 
 async function codeMode(): Promise<Row[]> {
-  const r = await runPeer(
-    'code-mode.mjs',
-    { node: NODE, everythingPath, faultServerPath, calls: CALLS, rounds: ROUNDS, fanOut: FAN_OUT },
-    240_000,
-  );
+  const r = await runPeer('code-mode.mjs', { node: NODE, everythingPath, faultServerPath, calls: CALLS, rounds: ROUNDS, fanOut: FAN_OUT }, 240_000);
   const [start, raw, direct, sandbox, one, fan] = (['start', 'raw', 'direct', 'sandbox', 'one', 'fan'] as const).map((k) => sideOf(r, k));
-    return [
+  return [
     row(SECTION, '@utcp/code-mode empty chain (fresh isolate)', 'ms', start!.samples, { note: 'compare: 1 host.run' }),
     row(SECTION, 'code-mode sandboxed echo call, per call', 'ms', sandbox!.perRound, { note: `loop of ${CALLS} calls timed inside the chain, per round` }),
     row(SECTION, 'code-mode client.callTool (unsandboxed), per call', 'ms', direct!.samples),

@@ -29,13 +29,16 @@ export default async function sandboxStart(): Promise<Row[]> {
   try {
     // The first run of a process also loads isolated-vm and makes the bootstrap's code cache.
     const first = await timeOnce(() => expectOk(host.run(TRIVIAL)));
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      hostRun: () => timeEach(PER_ROUND, () => expectOk(host.run(TRIVIAL))),
-      runScript: () => timeEach(PER_ROUND, () => expectOk(runScript(TRIVIAL, { functions: {} }))),
-      floor: () => timeEach(PER_ROUND, async () => isolateFloor(ivm)),
-      asyncFloor: () => timeEach(PER_ROUND, () => asyncRunFloor(ivm)),
-      warm: () => timeWarm(() => expectOk(warmHost.run(TRIVIAL))),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        hostRun: () => timeEach(PER_ROUND, () => expectOk(host.run(TRIVIAL))),
+        runScript: () => timeEach(PER_ROUND, () => expectOk(runScript(TRIVIAL, { functions: {} }))),
+        floor: () => timeEach(PER_ROUND, async () => isolateFloor(ivm)),
+        asyncFloor: () => timeEach(PER_ROUND, () => asyncRunFloor(ivm)),
+        warm: () => timeWarm(() => expectOk(warmHost.run(TRIVIAL))),
+      },
+    );
     return [
       row(SECTION, 'host.run("return 1"), fresh isolate', 'ms', r.hostRun.samples, { target: { max: 5, label: '≤ 5 ms p50' } }),
       row(SECTION, 'runScript("return 1") directly', 'ms', r.runScript.samples),

@@ -86,10 +86,12 @@ async function main(): Promise<void> {
     windowMs: measureMs!,
   };
   // Ends each session (DELETE), so serve's session cap starts the next level empty.
-  await Promise.all(clients.map(async ({ client, transport }) => {
-    await transport.terminateSession().catch(() => {});
-    await client.close().catch(() => {});
-  }));
+  await Promise.all(
+    clients.map(async ({ client, transport }) => {
+      await transport.terminateSession().catch(() => {});
+      await client.close().catch(() => {});
+    }),
+  );
   process.stdout.write(`${JSON.stringify(report)}\n`);
   lines.close();
 }
@@ -105,7 +107,10 @@ function runOnce(url: URL, agent: Agent, headers: Record<string, string>, id: nu
       res.on('end', () => {
         if (res.statusCode !== 200) return reject(new Error(`HTTP ${res.statusCode}: ${text.slice(0, 300)}`));
         const messages = (res.headers['content-type'] ?? '').startsWith('text/event-stream')
-          ? text.split('\n').filter((line) => line.startsWith('data:')).map((line) => JSON.parse(line.slice(5)) as { id?: number; result?: CallToolResult; error?: { message: string } })
+          ? text
+              .split('\n')
+              .filter((line) => line.startsWith('data:'))
+              .map((line) => JSON.parse(line.slice(5)) as { id?: number; result?: CallToolResult; error?: { message: string } })
           : [JSON.parse(text) as { id?: number; result?: CallToolResult; error?: { message: string } }];
         const answer = messages.find((message) => message.id === id);
         if (answer?.result) resolve(answer.result);

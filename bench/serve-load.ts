@@ -40,7 +40,7 @@ const LEVELS = [1, 4, 16, 64];
  * over four 0.88 ms, on the two cores serve needs.
  */
 const CLIENTS_PER_GENERATOR = 16;
-const ROUNDS = Number(process.env["BENCH_SERVE_LOAD_ROUNDS"] ?? 2);
+const ROUNDS = Number(process.env['BENCH_SERVE_LOAD_ROUNDS'] ?? 2);
 const WARMUP_MS = 1_500;
 const MEASURE_MS = 4_000;
 const TOKEN = 'bench-serve-load-token-0123456789';
@@ -157,7 +157,13 @@ function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Ma
   return rows;
 }
 
-async function startServe(dir: string, config: string, workers: number | undefined, profileDir: string | undefined, serveArgs: readonly string[]): Promise<Serve> {
+async function startServe(
+  dir: string,
+  config: string,
+  workers: number | undefined,
+  profileDir: string | undefined,
+  serveArgs: readonly string[],
+): Promise<Serve> {
   const flags = ['--no-node-snapshot', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
   const extra = workers === undefined ? [] : ['--workers', String(workers)];
   const child = spawn(NODE, [...flags, BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--max-sessions', '128', ...serveArgs, ...extra], {
@@ -179,7 +185,8 @@ async function startServe(dir: string, config: string, workers: number | undefin
     child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
   });
   return {
-    label: workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
+    label:
+      workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
     pooled: workers !== 0,
     url,
     child,
@@ -200,16 +207,16 @@ async function drive(serve: Serve, clients: number, warmupMs: number, measureMs:
   const pids = [serve.child.pid!, ...childPidsOf(serve.child.pid!)];
   let peak = 0;
   const sample = (): void => {
-    peak = Math.max(peak, pids.reduce((sum, pid) => sum + rssOf(pid), 0));
+    peak = Math.max(
+      peak,
+      pids.reduce((sum, pid) => sum + rssOf(pid), 0),
+    );
   };
   const sampler = setInterval(sample, 200);
   const pid = serve.child.pid!;
   let cpuFrom: ServeCpu = { all: 0, main: 0, threads: new Map(), machine: { busy: 0, total: 0 } };
   let cpuTo: ServeCpu = cpuFrom;
-  const cpuTimers = [
-    setTimeout(() => (cpuFrom = cpuOf(pid)), warmupMs),
-    setTimeout(() => (cpuTo = cpuOf(pid)), warmupMs + measureMs),
-  ];
+  const cpuTimers = [setTimeout(() => (cpuFrom = cpuOf(pid)), warmupMs), setTimeout(() => (cpuTo = cpuOf(pid)), warmupMs + measureMs)];
   try {
     for (const g of generators) g.go(warmupMs, measureMs);
     const reports = await Promise.all(generators.map((g) => g.report));
@@ -342,14 +349,22 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const profileDir = flag('--prof');
   measureLoad({
     ...(list(flag('--levels')) ? { levels: list(flag('--levels'))! } : {}),
-    ...(flag('--workers') ? { workers: flag('--workers')!.split(',').map((w) => (w === 'default' ? undefined : Number(w))) } : {}),
+    ...(flag('--workers')
+      ? {
+          workers: flag('--workers')!
+            .split(',')
+            .map((w) => (w === 'default' ? undefined : Number(w))),
+        }
+      : {}),
     ...(profileDir ? { profileDir } : {}),
     ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
     log: (m) => process.stderr.write(`${m}\n`),
   }).then(
     (rows) => {
       for (const r of rows) {
-        process.stdout.write(`${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`);
+        process.stdout.write(
+          `${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`,
+        );
       }
     },
     (error: unknown) => {

@@ -48,13 +48,16 @@ export default async function serveOverhead(): Promise<Row[]> {
     await served.connect(transport);
     await callRun(oneCall); // connects serve's host to server-everything
     await host.run('return 1');
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      serveRun: () => timeEach(PER_ROUND, () => callRun('return 1')),
-      hostRun: () => timeEach(PER_ROUND, () => host.run('return 1')),
-      serveEcho: () => timeEach(PER_ROUND, () => callRun(oneCall)),
-      raw: () => timeEach(PER_ROUND, () => rawEcho(raw)),
-      serveLoop: async () => ((await callRun(loop)) as number) / LOOP,
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        serveRun: () => timeEach(PER_ROUND, () => callRun('return 1')),
+        hostRun: () => timeEach(PER_ROUND, () => host.run('return 1')),
+        serveEcho: () => timeEach(PER_ROUND, () => callRun(oneCall)),
+        raw: () => timeEach(PER_ROUND, () => rawEcho(raw)),
+        serveLoop: async () => ((await callRun(loop)) as number) / LOOP,
+      },
+    );
     return [
       row(SECTION, 'run("return 1") through serve (stdio)', 'ms', r.serveRun.samples),
       row(SECTION, 'host.run("return 1") in process', 'ms', r.hostRun.samples),

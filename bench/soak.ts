@@ -50,7 +50,6 @@ export default async function soak(log: (message: string) => void = () => {}): P
   ];
 }
 
-
 const openFds = (): number => readdirSync('/proc/self/fd').length;
 
 async function settle(gc: () => void): Promise<void> {

@@ -45,11 +45,14 @@ export default async function sshCalls(): Promise<Row[]> {
     hosts.push(remote, local);
     const firstRemote = await timeOnce(() => remote.call(ECHO));
     const firstLocal = await timeOnce(() => local.call(ECHO));
-    const r = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      remote: () => timeEach(CALLS, () => remote.call(ECHO)),
-      local: () => timeEach(CALLS, () => local.call(ECHO)),
-      reread: () => timeEach(CALLS, () => remote.readConfig()),
-    });
+    const r = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        remote: () => timeEach(CALLS, () => remote.call(ECHO)),
+        local: () => timeEach(CALLS, () => local.call(ECHO)),
+        reread: () => timeEach(CALLS, () => remote.readConfig()),
+      },
+    );
     return [
       row(SECTION, 'SSH connect (TCP + handshake + auth)', 'ms', connects),
       value(SECTION, 'first call over SSH (connect + spawn + init + call)', 'ms', firstRemote),

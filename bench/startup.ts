@@ -42,17 +42,23 @@ export default async function startup(): Promise<Row[]> {
   const config = writeConfig(dir, { everything: everythingEntry() });
   try {
     const cwd = dir;
-    const local = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      node: timeProcess(NODE, ['-e', 'process.stdout.write("0")'], '0', { cwd }),
-      help: timeProcess(BIN, ['--help'], 'Usage:', { cwd }),
-      run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
-    });
-    const oneShot = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-      berry: timeProcess(BIN, ['call', 'everything', 'echo', '{"message":"bench"}', '--config', config], 'Echo: bench', { cwd }),
-      // key=value reads the tool's schema first (tools/list) to type the values.
-      keyValue: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
-      raw: timeProcess(NODE, [RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
-    });
+    const local = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        node: timeProcess(NODE, ['-e', 'process.stdout.write("0")'], '0', { cwd }),
+        help: timeProcess(BIN, ['--help'], 'Usage:', { cwd }),
+        run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
+      },
+    );
+    const oneShot = await alternate(
+      { rounds: ROUNDS, warmupRounds: 1 },
+      {
+        berry: timeProcess(BIN, ['call', 'everything', 'echo', '{"message":"bench"}', '--config', config], 'Echo: bench', { cwd }),
+        // key=value reads the tool's schema first (tools/list) to type the values.
+        keyValue: timeProcess(BIN, ['call', 'everything', 'echo', 'message=bench', '--config', config], 'Echo: bench', { cwd }),
+        raw: timeProcess(NODE, [RAW_ONE_SHOT, JSON.stringify({ node: NODE, everythingPath })], 'Echo: bench', { cwd }),
+      },
+    );
     return [
       row(SECTION, 'node -e 0', 'ms', local.node.samples),
       row(SECTION, 'berry-mcp --help', 'ms', local.help.samples),

@@ -7,8 +7,7 @@ import { PARENT_FD_ENV, watchParent } from './cli/parent-watch.js';
 import { parkedIsolates } from './runtime/parked.js';
 
 const argv = process.argv.slice(2);
-const hasSnapshotFlag =
-  process.execArgv.includes('--no-node-snapshot') || (process.env['NODE_OPTIONS'] ?? '').includes('--no-node-snapshot');
+const hasSnapshotFlag = process.execArgv.includes('--no-node-snapshot') || (process.env['NODE_OPTIONS'] ?? '').includes('--no-node-snapshot');
 
 // isolated-vm needs Node started with --no-node-snapshot; only `run` and `serve` use it, so only they pay
 // the re-exec (bin/berry-mcp, the installed command, starts Node with the flag itself). Options may

@@ -143,8 +143,14 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
 
   it('reads the imports of every file of src/', () => {
     assert.ok(files.length > 100, `only ${files.length} files found under src/`);
-    assert.ok(edges.some((e) => e.kind === 'dynamic'), 'no dynamic import() found: the parser misses them');
-    assert.ok(edges.some((e) => e.kind === 'type'), 'no type import found');
+    assert.ok(
+      edges.some((e) => e.kind === 'dynamic'),
+      'no dynamic import() found: the parser misses them',
+    );
+    assert.ok(
+      edges.some((e) => e.kind === 'type'),
+      'no type import found',
+    );
   });
 
   it('puts every module of src/ in one layer', () => {
@@ -178,8 +184,14 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     const edge = (from: string, to: string | undefined, specifier = to ?? ''): ImportEdge => ({ from, to, specifier, line: 1, kind: 'static' });
 
     it('refuses an import upward, sideways without an edge, out of `only`, and a banned package', () => {
-      assert.match(brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/bindings/host.ts'))!, /remote\/machine \(layer "machines"\) may not import bindings/);
-      assert.match(brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/remote/transport/index.ts'))!, /remote\/machine \(layer "machines"\) may not import remote\/transport/);
+      assert.match(
+        brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/bindings/host.ts'))!,
+        /remote\/machine \(layer "machines"\) may not import bindings/,
+      );
+      assert.match(
+        brokenRule(rules, edge('src/remote/machine/local-machine.ts', 'src/remote/transport/index.ts'))!,
+        /remote\/machine \(layer "machines"\) may not import remote\/transport/,
+      );
       assert.match(brokenRule(rules, edge('src/config/load.ts', 'src/auth/provider.ts'))!, /config → auth is not in sideways/);
       assert.match(brokenRule(rules, edge('src/runtime/bridge.ts', 'src/remote/machine/index.ts'))!, /runtime may import only common/);
       assert.match(brokenRule(rules, edge('src/bindings/host.ts', 'src/runtime/index.ts'))!, /bindings \(layer "bindings"\) may not import runtime/);
@@ -190,7 +202,11 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     });
 
     it('counts the .ts files at the top of each folder, not below it', () => {
-      const files = [...Array.from({ length: 17 }, (_, i) => `src/wide/f${i}.ts`), ...Array.from({ length: 16 }, (_, i) => `src/ok/f${i}.ts`), 'src/ok/sub/g.ts'];
+      const files = [
+        ...Array.from({ length: 17 }, (_, i) => `src/wide/f${i}.ts`),
+        ...Array.from({ length: 16 }, (_, i) => `src/ok/f${i}.ts`),
+        'src/ok/sub/g.ts',
+      ];
       assert.deepEqual(tooWide(files, 16), ['src/wide (17 files)']);
     });
 

@@ -416,11 +416,7 @@ declare namespace BerryMcp {
   type ServerName = Untyped extends true ? string : { [K in keyof Servers]: K }[keyof Servers] & string;
 
   /** The tool names of server `S`. */
-  type ToolName<S extends string> = Untyped extends true
-    ? string
-    : S extends keyof Servers
-      ? Extract<keyof Servers[S], string>
-      : never;
+  type ToolName<S extends string> = Untyped extends true ? string : S extends keyof Servers ? Extract<keyof Servers[S], string> : never;
 
   /** The arguments of tool `T` of server `S`. */
   type ArgumentsOf<S extends string, T extends string> = Untyped extends true
@@ -445,9 +441,8 @@ declare namespace BerryMcp {
       : never;
 
   /** `arguments` may be left out when the tool requires none. */
-  type ArgumentsField<S extends string, T extends string> = {} extends ArgumentsOf<S, T>
-    ? { readonly arguments?: ArgumentsOf<S, T> }
-    : { readonly arguments: ArgumentsOf<S, T> };
+  type ArgumentsField<S extends string, T extends string> =
+    {} extends ArgumentsOf<S, T> ? { readonly arguments?: ArgumentsOf<S, T> } : { readonly arguments: ArgumentsOf<S, T> };
 
   /** A `CallRequest` for tool `T` of server `S`. */
   type CallRequestFor<S extends string, T extends string> = {
@@ -475,14 +470,10 @@ declare namespace BerryMcp {
   type PromptRequestFor<S extends string, P extends string> = {
     readonly server: S;
     readonly name: P;
-  } & ({} extends PromptArgumentsOf<S, P>
-    ? { readonly arguments?: PromptArgumentsOf<S, P> }
-    : { readonly arguments: PromptArgumentsOf<S, P> });
+  } & ({} extends PromptArgumentsOf<S, P> ? { readonly arguments?: PromptArgumentsOf<S, P> } : { readonly arguments: PromptArgumentsOf<S, P> });
 
   /** A `CallResult` whose `structuredContent` has the type of tool `T`'s output schema. */
-  type CallResultFor<S extends string, T extends string> = Untyped extends true
-    ? CallResult
-    : CallResultWith<StructuredContentOf<S, T>>;
+  type CallResultFor<S extends string, T extends string> = Untyped extends true ? CallResult : CallResultWith<StructuredContentOf<S, T>>;
 
   // ---------------------------------------------------------------------------------------------
   // The globals' types
@@ -513,11 +504,7 @@ declare namespace BerryMcp {
      * templates and prompts) and its instructions.
      */
     mcp_describe<S extends ServerName>(request: { readonly server: S; readonly tool?: undefined }): Promise<ServerDescription>;
-    mcp_describe<S extends ServerName>(request: {
-      readonly server: S;
-      readonly tool?: ToolName<S>;
-      readonly schemas?: boolean;
-    }): Promise<DescribeResult>;
+    mcp_describe<S extends ServerName>(request: { readonly server: S; readonly tool?: ToolName<S>; readonly schemas?: boolean }): Promise<DescribeResult>;
 
     /**
      * Call a tool. Resolves with the full MCP result (`content`, `structuredContent`, `isError`):

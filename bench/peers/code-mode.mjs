@@ -37,17 +37,23 @@ try {
   const loop = `const t0 = Date.now();
 for (let i = 0; i < ${calls}; i++) ev.everything_echo({ message: 'bench' });
 return Date.now() - t0;`;
-  const calls_ = await alternate({ rounds }, {
-    raw: () => timeEach(calls, () => raw.callTool({ name: 'echo', arguments: { message: 'bench' } })),
-    direct: () => timeEach(calls, () => client.callTool('ev.everything.echo', { message: 'bench' })),
-    sandbox: async () => (await chain(loop)) / calls,
-  });
+  const calls_ = await alternate(
+    { rounds },
+    {
+      raw: () => timeEach(calls, () => raw.callTool({ name: 'echo', arguments: { message: 'bench' } })),
+      direct: () => timeEach(calls, () => client.callTool('ev.everything.echo', { message: 'bench' })),
+      sandbox: async () => (await chain(loop)) / calls,
+    },
+  );
   const sleep = 'ev.fault_sleep({ ms: 1000 })';
   // Its tool functions block the isolate (applySyncPromise): fan-out runs in series, so one round.
-  const fan = await alternate({ rounds: 1, warmupRounds: 0 }, {
-    one: () => timeOnce(() => chain(`return ${sleep};`)),
-    fan: () => timeOnce(() => chain(`return await Promise.all(Array.from({ length: ${fanOut} }, () => ${sleep}));`)),
-  });
+  const fan = await alternate(
+    { rounds: 1, warmupRounds: 0 },
+    {
+      one: () => timeOnce(() => chain(`return ${sleep};`)),
+      fan: () => timeOnce(() => chain(`return await Promise.all(Array.from({ length: ${fanOut} }, () => ${sleep}));`)),
+    },
+  );
   output({ node: process.version, start: start.start, ...calls_, ...fan });
 } finally {
   await Promise.all([client.close(), raw.close()]);

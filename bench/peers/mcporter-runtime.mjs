@@ -25,11 +25,14 @@ const call = { server: 'everything', tool: 'echo', arguments: args };
 try {
   await settled(berryConfig);
   await Promise.all([runtime.callTool('everything', 'echo', { args }), host.call(call)]);
-  const r = await alternate({ rounds, warmupRounds: 1 }, {
-    raw: () => timeEach(calls, () => raw.callTool({ name: 'echo', arguments: args })),
-    mcporter: () => timeEach(calls, () => runtime.callTool('everything', 'echo', { args })),
-    berry: () => timeEach(calls, () => host.call(call)),
-  });
+  const r = await alternate(
+    { rounds, warmupRounds: 1 },
+    {
+      raw: () => timeEach(calls, () => raw.callTool({ name: 'echo', arguments: args })),
+      mcporter: () => timeEach(calls, () => runtime.callTool('everything', 'echo', { args })),
+      berry: () => timeEach(calls, () => host.call(call)),
+    },
+  );
   output({ node: process.version, ...r });
 } finally {
   await Promise.all([runtime.close(), raw.close(), host.close()]);

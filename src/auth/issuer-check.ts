@@ -48,7 +48,10 @@ export function checkMetadataIssuer(server: string, state: OAuthDiscoveryState):
       throw mismatch(server, `the authorization server metadata fetched for ${fetchedFor} names the issuer ${named} (RFC 8414 §3.3)`);
     }
   } else if (typeof advertised !== 'string' || !onOrigin(fetchedFor, advertised)) {
-    throw mismatch(server, `the authorization server metadata at the MCP server's origin ${fetchedFor} (no authorization server was named) names the issuer ${named}, which is not on that origin`);
+    throw mismatch(
+      server,
+      `the authorization server metadata at the MCP server's origin ${fetchedFor} (no authorization server was named) names the issuer ${named}, which is not on that origin`,
+    );
   }
 }
 
@@ -80,6 +83,9 @@ export function checkRedirectIssuer(server: string, iss: string | null, expected
     return;
   }
   if (iss !== expected.issuer) {
-    throw mismatch(server, `the sign-in redirect came with "iss" ${JSON.stringify(iss.slice(0, 200))}, not the issuer ${expected.issuer} it was sent to (RFC 9207)`);
+    throw mismatch(
+      server,
+      `the sign-in redirect came with "iss" ${JSON.stringify(iss.slice(0, 200))}, not the issuer ${expected.issuer} it was sent to (RFC 9207)`,
+    );
   }
 }

@@ -44,7 +44,10 @@ export async function withFileLock<T>(machine: Machine, path: string, fn: () => 
       continue;
     }
     if (Date.now() > deadline) {
-      throw new BerryError('MCP_AUTH_REQUIRED', `Another process has held the sign-in lock ${path} for too long; retry, or remove the file if no berry-mcp process is running.`);
+      throw new BerryError(
+        'MCP_AUTH_REQUIRED',
+        `Another process has held the sign-in lock ${path} for too long; retry, or remove the file if no berry-mcp process is running.`,
+      );
     }
     await sleep(POLL_MS + Math.floor(Math.random() * POLL_MS), undefined, options.signal ? { signal: options.signal } : {});
   }

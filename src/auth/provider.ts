@@ -5,7 +5,14 @@
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
 import { randomBytes } from 'node:crypto';
-import type { FetchLike, OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  FetchLike,
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
 import { clientCredentialsRequest, clientMetadataFor, isInteractive, privateKeyJwtAuth } from './client-identity.js';
 import { checkMetadataIssuer, checkRedirectIssuer, issuerExpectation } from './issuer-check.js';
@@ -131,7 +138,11 @@ export class OAuthSession implements OAuthClientProvider {
     // (refresh happens in this class), so without a way to show a URL it stops here.
     if (this.#interactive) {
       if (this.#options.onAuthorizationUrl === undefined) throw authRequiredError(this.#options.server);
-      if (!this.signInAllowed) throw authRequiredError(this.#options.server, 'the server refused again right after a sign-in (the token it just issued, or its scopes), so another would end the same way');
+      if (!this.signInAllowed)
+        throw authRequiredError(
+          this.#options.server,
+          'the server refused again right after a sign-in (the token it just issued, or its scopes), so another would end the same way',
+        );
       // The code exchange runs auth() again: it must repeat the redirect URI, not open a new port.
       if (!this.#completing) await this.#ensureListener();
     }
@@ -207,7 +218,12 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** The transport's fetch (session-fetch.ts): OAuth bounds, and one refresh and retry on a 401. */
   wrapFetch(base: FetchLike): FetchLike {
-    return sessionFetch(base, { endpoint: this.#endpoint, refreshes: this.#interactive, refresh: (stale) => this.#refreshLocked(stale), beforeSignIn: () => this.#readyForSignIn() });
+    return sessionFetch(base, {
+      endpoint: this.#endpoint,
+      refreshes: this.#interactive,
+      refresh: (stale) => this.#refreshLocked(stale),
+      beforeSignIn: () => this.#readyForSignIn(),
+    });
   }
 
   /** Masks the tokens and registered client secret this session has seen, for errors and logs. */
@@ -248,7 +264,8 @@ export class OAuthSession implements OAuthClientProvider {
 
   async #ensureListener(): Promise<void> {
     // Its port taken, a stored registration is forgotten (the next one names the new port).
-    const forgetClient = (): Promise<void> => this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
+    const forgetClient = (): Promise<void> =>
+      this.#update((record) => ({ serverUrl: record.serverUrl, ...(record.discovery ? { discovery: record.discovery } : {}) }));
     this.#listener ??= await listenForRedirect(this.#config, (await this.#read()).client, forgetClient);
     this.#redirectUrl = this.#listener.redirectUrl;
   }

@@ -55,7 +55,10 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
     if (error !== null || code === null) {
       const description = url.searchParams.get('error_description');
       current.reject(
-        new BerryError('MCP_AUTH_REQUIRED', `The authorization server refused the sign-in: ${error ?? 'no code in the redirect'}${description ? ` (${description.slice(0, 200)})` : ''}.`),
+        new BerryError(
+          'MCP_AUTH_REQUIRED',
+          `The authorization server refused the sign-in: ${error ?? 'no code in the redirect'}${description ? ` (${description.slice(0, 200)})` : ''}.`,
+        ),
       );
       return { status: 400, text: 'Sign-in failed; see berry-mcp for details.' };
     }
@@ -91,7 +94,11 @@ export async function startRedirectListener(port = 0): Promise<RedirectListener>
     waitForCode(state, timeoutMs, signal, checkIssuer) {
       return new Promise<string>((resolve, reject) => {
         const timer = setTimeout(
-          () => done(undefined, new BerryError('MCP_AUTH_REQUIRED', `No sign-in redirect arrived within ${Math.round(timeoutMs / 1000)} s; run the sign-in again.`)),
+          () =>
+            done(
+              undefined,
+              new BerryError('MCP_AUTH_REQUIRED', `No sign-in redirect arrived within ${Math.round(timeoutMs / 1000)} s; run the sign-in again.`),
+            ),
           timeoutMs,
         );
         timer.unref();

@@ -29,7 +29,8 @@ export function sessionFetch(base: FetchLike, options: SessionFetchOptions): Fet
     if ((url instanceof URL ? url.href : String(url)) !== options.endpoint) return oauthFetch(url, init);
     const response = await base(url, init);
     const toSdk = async (answer: Response = response): Promise<Response> => {
-      if (answer.status === 401 || (answer.status === 403 && /insufficient_scope/i.test(answer.headers.get('www-authenticate') ?? ''))) await options.beforeSignIn?.();
+      if (answer.status === 401 || (answer.status === 403 && /insufficient_scope/i.test(answer.headers.get('www-authenticate') ?? '')))
+        await options.beforeSignIn?.();
       return answer;
     };
     if (response.status !== 401 || !options.refreshes) return toSdk();

@@ -15,7 +15,10 @@ export async function listenForRedirect(
   const wanted = config?.redirectPort;
   if (wanted !== undefined) {
     return startRedirectListener(wanted).catch((error: NodeJS.ErrnoException) => {
-      throw new BerryError('MCP_AUTH_REQUIRED', `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`);
+      throw new BerryError(
+        'MCP_AUTH_REQUIRED',
+        `Cannot listen for the sign-in redirect on 127.0.0.1:${wanted} (${error.code ?? error.message}); free the port or change "oauth.redirectPort".`,
+      );
     });
   }
   const registered = portOf((storedClient as { redirect_uris?: string[] } | undefined)?.redirect_uris?.[0]);

@@ -17,7 +17,8 @@ function problem(info: FileInfo, kind: 'directory' | 'file', uid: number): strin
   // No POSIX owners or modes to check (Windows).
   if (uid < 0) return undefined;
   if (info.uid !== uid) return `it is owned by uid ${info.uid}, not by this user (uid ${uid})`;
-  if ((info.mode & 0o022) !== 0) return `it is writable by ${(info.mode & 0o002) !== 0 ? 'every user' : 'its group'} (mode ${info.mode.toString(8).padStart(4, '0')})`;
+  if ((info.mode & 0o022) !== 0)
+    return `it is writable by ${(info.mode & 0o002) !== 0 ? 'every user' : 'its group'} (mode ${info.mode.toString(8).padStart(4, '0')})`;
   return undefined;
 }
 
@@ -31,5 +32,8 @@ export async function checkStorePath(machine: Machine, path: string, kind: 'dire
   const wrong = problem(info, kind, await machine.userId(signal));
   if (wrong === undefined) return info;
   const fix = kind === 'directory' ? 'remove it (berry-mcp recreates it, mode 0700) or make it yours with mode 0700' : 'remove it (then sign in again)';
-  throw new BerryError('MCP_TOKEN_STORE_UNSAFE', `Refusing the OAuth token ${kind} ${path} on ${machine.identity}: ${wrong}. Tokens are kept only where no one else can change them; ${fix}.`);
+  throw new BerryError(
+    'MCP_TOKEN_STORE_UNSAFE',
+    `Refusing the OAuth token ${kind} ${path} on ${machine.identity}: ${wrong}. Tokens are kept only where no one else can change them; ${fix}.`,
+  );
 }

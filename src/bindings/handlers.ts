@@ -8,7 +8,4 @@ export type ElicitationParams = ElicitRequest['params'];
 export type ElicitationResult = ElicitResult;
 
 /** Answers a server's `elicitation/create`; `signal` aborts when the server's request is cancelled. */
-export type ElicitationHandler = (
-  params: ElicitationParams,
-  context: { readonly server: string; readonly signal: AbortSignal },
-) => Promise<ElicitationResult>;
+export type ElicitationHandler = (params: ElicitationParams, context: { readonly server: string; readonly signal: AbortSignal }) => Promise<ElicitationResult>;

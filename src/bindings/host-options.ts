@@ -68,7 +68,10 @@ export interface McpHostOptions {
 export function startBackoffOf(options: McpHostOptions): StartBackoff {
   const initial = options.startBackoffMs ?? DEFAULT_START_BACKOFF_MS;
   const max = options.maxStartBackoffMs ?? DEFAULT_MAX_START_BACKOFF_MS;
-  for (const [name, value] of [['startBackoffMs', initial], ['maxStartBackoffMs', max]] as const) {
+  for (const [name, value] of [
+    ['startBackoffMs', initial],
+    ['maxStartBackoffMs', max],
+  ] as const) {
     if (!Number.isFinite(value) || value < 0) throw new TypeError(`${name} must be a non-negative number of milliseconds, got ${String(value)}`);
   }
   return new StartBackoff(initial, max);

@@ -15,7 +15,19 @@ import { prompt as promptOperation } from './operations/prompts.js';
 import { read as readOperation } from './operations/read.js';
 // resources.js (see read.ts) and tasks.js (see call-operation.ts) load the SDK's schemas: imported
 // when first used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
-import type { CallRequest, CallResult, DescribeRequest, DescribeResult, ListRequest, ListResult, OperationOptions, PromptRequest, PromptResult, ReadRequest, ReadResult } from './contract.js';
+import type {
+  CallRequest,
+  CallResult,
+  DescribeRequest,
+  DescribeResult,
+  ListRequest,
+  ListResult,
+  OperationOptions,
+  PromptRequest,
+  PromptResult,
+  ReadRequest,
+  ReadResult,
+} from './contract.js';
 import type { ServerConnection } from './connection/connection.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
 import { normalizeAuthOptions, type ConnectionAuthOptions } from './connection/start/auth-options.js';

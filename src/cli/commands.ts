@@ -34,7 +34,8 @@ export const COMMANDS = {
   list: {
     usage: 'list [SERVER]',
     summary: 'every configured server, its status and tools',
-    details: 'Connects to every enabled server (or only SERVER) and lists its tools. Servers that fail are\nshown with their error code, and a summary line ends the list.',
+    details:
+      'Connects to every enabled server (or only SERVER) and lists its tools. Servers that fail are\nshown with their error code, and a summary line ends the list.',
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'refresh', 'help'],
     load: async () => (await import('./commands/list-command.js')).listCommand,
@@ -59,7 +60,8 @@ export const COMMANDS = {
   read: {
     usage: 'read SERVER URI',
     summary: "read a resource (fill a template's {variables} yourself)",
-    details: 'Prints text contents as they are; blobs are written to files (--out, default a new temp dir)\nand their paths printed.\n  berry-mcp read everything demo://resource/static/document/architecture.md',
+    details:
+      'Prints text contents as they are; blobs are written to files (--out, default a new temp dir)\nand their paths printed.\n  berry-mcp read everything demo://resource/static/document/architecture.md',
     arity: [2, 2],
     options: [...HOST_OPTIONS, 'out', 'help'],
     load: async () => {
@@ -70,7 +72,8 @@ export const COMMANDS = {
   prompt: {
     usage: 'prompt SERVER NAME [JSON | key=value ...]',
     summary: "a prompt's messages, filled in",
-    details: "Arguments are one JSON object or key=value pairs (prompt arguments are strings). Each message\nprints as its role and text.\n  berry-mcp prompt everything simple-prompt",
+    details:
+      'Arguments are one JSON object or key=value pairs (prompt arguments are strings). Each message\nprints as its role and text.\n  berry-mcp prompt everything simple-prompt',
     arity: [2, Infinity],
     options: [...HOST_OPTIONS, 'help'],
     load: async () => {
@@ -91,7 +94,8 @@ export const COMMANDS = {
   typings: {
     usage: 'typings [SERVER] [-o FILE]',
     summary: '.d.ts for the configured servers (or one of them)',
-    details: 'Writes TypeScript declarations for every connected server\'s tools, for editors and for models\nwriting scripts. Servers in error are named in a comment.',
+    details:
+      "Writes TypeScript declarations for every connected server's tools, for editors and for models\nwriting scripts. Servers in error are named in a comment.",
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'output', 'help'],
     load: async () => (await import('./commands/typings-command.js')).typingsCommand,
@@ -100,7 +104,7 @@ export const COMMANDS = {
     usage: 'add NAME (URL | -- COMMAND [ARG ...])',
     summary: 'add a server to the config, once it starts and lists its tools',
     details:
-      'Builds the entry, checks it as list would (starts the server, lists its tools) and only then\nwrites it at the end of mcpServers, leaving the rest of the file as it is (temp file + rename).\nA server that fails the check is not saved (exit 2). Words after -- are the command as your shell\nsplit them; a single word with blanks is split like a shell would (quotes, backslashes), nothing\nexpanded. --cwd is the server\'s working directory. Write secrets as ${VAR}: they are expanded from\nthe target machine\'s environment when the server starts.\n  berry-mcp add fs -- npx -y @modelcontextprotocol/server-filesystem "/srv/my docs"\n  berry-mcp add fs -- "npx -y @modelcontextprotocol/server-filesystem \'/srv/my docs\'"\n  berry-mcp add docs https://example.com/mcp --header \'Authorization=Bearer ${DOCS_TOKEN}\'',
+      "Builds the entry, checks it as list would (starts the server, lists its tools) and only then\nwrites it at the end of mcpServers, leaving the rest of the file as it is (temp file + rename).\nA server that fails the check is not saved (exit 2). Words after -- are the command as your shell\nsplit them; a single word with blanks is split like a shell would (quotes, backslashes), nothing\nexpanded. --cwd is the server's working directory. Write secrets as ${VAR}: they are expanded from\nthe target machine's environment when the server starts.\n  berry-mcp add fs -- npx -y @modelcontextprotocol/server-filesystem \"/srv/my docs\"\n  berry-mcp add fs -- \"npx -y @modelcontextprotocol/server-filesystem '/srv/my docs'\"\n  berry-mcp add docs https://example.com/mcp --header 'Authorization=Bearer ${DOCS_TOKEN}'",
     arity: [1, Infinity],
     options: [...HOST_OPTIONS, 'env', 'header', 'disabled', 'no-check', 'replace', 'help'],
     load: async () => (await import('./commands/add-command.js')).addCommand,
@@ -108,7 +112,8 @@ export const COMMANDS = {
   remove: {
     usage: 'remove NAME',
     summary: 'remove a server from the config',
-    details: 'Cuts the entry NAME out of mcpServers and leaves every other byte of the file as it was\n(temp file + rename). Stored OAuth tokens stay: `berry-mcp auth NAME --logout` first removes them.',
+    details:
+      'Cuts the entry NAME out of mcpServers and leaves every other byte of the file as it was\n(temp file + rename). Stored OAuth tokens stay: `berry-mcp auth NAME --logout` first removes them.',
     arity: [1, 1],
     options: [...HOST_OPTIONS, 'help'],
     load: async () => (await import('./commands/remove-command.js')).removeCommand,
@@ -116,7 +121,8 @@ export const COMMANDS = {
   check: {
     usage: 'check [SERVER]',
     summary: 'start every enabled server (or SERVER) and report, exit 2 if any fails',
-    details: 'Like list --refresh: dials each enabled server (or only SERVER), never answering from a saved\ncatalog, and prints the same report. Exit status 2 when any checked server is in error or needs\nsign-in, so it fits scripts and CI.',
+    details:
+      'Like list --refresh: dials each enabled server (or only SERVER), never answering from a saved\ncatalog, and prints the same report. Exit status 2 when any checked server is in error or needs\nsign-in, so it fits scripts and CI.',
     arity: [0, 1],
     options: [...HOST_OPTIONS, 'help'],
     load: async () => (await import('./commands/check-command.js')).checkCommand,
@@ -125,7 +131,7 @@ export const COMMANDS = {
     usage: 'auth SERVER [--no-browser | --logout]',
     summary: 'sign in to (or out of) an HTTP server that needs OAuth',
     details:
-      'Opens the browser at the server\'s sign-in page (or prints the URL with --no-browser) and waits\nfor the redirect on a loopback port of this machine; the tokens are stored for later commands.\n--logout removes them instead. With --ssh the browser and the redirect listener stay here;\nrequests and token files are the remote machine\'s.\n  berry-mcp auth docs\n  berry-mcp auth docs --logout',
+      "Opens the browser at the server's sign-in page (or prints the URL with --no-browser) and waits\nfor the redirect on a loopback port of this machine; the tokens are stored for later commands.\n--logout removes them instead. With --ssh the browser and the redirect listener stay here;\nrequests and token files are the remote machine's.\n  berry-mcp auth docs\n  berry-mcp auth docs --logout",
     arity: [1, 1],
     arityError: (positionals) => `"auth" takes 1 argument (the server name), got ${positionals.length}`,
     options: [...HOST_OPTIONS, 'no-browser', 'logout', 'timeout', 'help'],
@@ -137,7 +143,7 @@ export const COMMANDS = {
     usage: 'serve [--http [HOST:]PORT]',
     summary: 'code mode as an MCP server (one tool: run)',
     details:
-      'Speaks MCP over stdio (stdout carries only the MCP stream), or Streamable HTTP at /mcp with\n--http, where every request needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed\nat start, or a token of --token-file: each token is a holder, with caps of its own on runs,\nsessions and streams). Its one tool, run, runs a script as `berry-mcp run` does, against the\nconfigured servers. Its description fits 2,048 characters (what Claude Code keeps);\n--signatures adds every tool\'s TypeScript signature, for clients that show a description whole.\nIt exits when the client closes its stdin, or on SIGINT/SIGTERM.\n  berry-mcp serve --config ~/.config/berry/mcp.json\n  berry-mcp serve --signatures --config ~/.config/berry/mcp.json\n  berry-mcp serve --http 8080\n  berry-mcp serve --http 8080 --token-file ~/.config/berry/serve-tokens',
+      "Speaks MCP over stdio (stdout carries only the MCP stream), or Streamable HTTP at /mcp with\n--http, where every request needs Authorization: Bearer $BERRY_SERVE_TOKEN (or the token printed\nat start, or a token of --token-file: each token is a holder, with caps of its own on runs,\nsessions and streams). Its one tool, run, runs a script as `berry-mcp run` does, against the\nconfigured servers. Its description fits 2,048 characters (what Claude Code keeps);\n--signatures adds every tool's TypeScript signature, for clients that show a description whole.\nIt exits when the client closes its stdin, or on SIGINT/SIGTERM.\n  berry-mcp serve --config ~/.config/berry/mcp.json\n  berry-mcp serve --signatures --config ~/.config/berry/mcp.json\n  berry-mcp serve --http 8080\n  berry-mcp serve --http 8080 --token-file ~/.config/berry/serve-tokens",
     arity: [0, 0],
     arityError: (positionals) => `"serve" takes no arguments, got ${positionals.map((p) => `"${p}"`).join(' ')}`,
     options: [

@@ -9,7 +9,12 @@ import { resolveCwd } from './machine.js';
  * --config (relative to --cwd, else the current directory; for add always the current directory),
  * by default ~/.config/berry/mcp.json.
  */
-export async function configFileOf(args: CliArgs, io: CliIo, machine: Machine, signal: AbortSignal): Promise<{ readonly path: string; readonly text: string | undefined }> {
+export async function configFileOf(
+  args: CliArgs,
+  io: CliIo,
+  machine: Machine,
+  signal: AbortSignal,
+): Promise<{ readonly path: string; readonly text: string | undefined }> {
   // add's --cwd is the new server's working directory, not the session's: its --config starts here.
   const base = args.command === 'add' || args.cwd === undefined ? io.cwd : resolveCwd(args.cwd, io.cwd, args.ssh !== undefined);
   const path = resolveConfigPath(args.config, base, await machine.homeDir(signal));

@@ -13,10 +13,7 @@ import { terminalSafe } from './output/terminal-safe.js';
 /** The most the terminal question shows; a call whose arguments need more is declined unasked. */
 export const TERMINAL_APPROVAL_MAX_CHARS = 8000;
 
-export function terminalApprover(io: {
-  readonly stdin: Readable & { isTTY?: boolean };
-  readonly stderr: Writable & { isTTY?: boolean };
-}): ApproveCall {
+export function terminalApprover(io: { readonly stdin: Readable & { isTTY?: boolean }; readonly stderr: Writable & { isTTY?: boolean } }): ApproveCall {
   let queue: Promise<unknown> = Promise.resolve();
   return (request, { signal }) => {
     if (io.stdin.isTTY !== true || io.stderr.isTTY !== true) {

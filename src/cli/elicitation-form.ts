@@ -34,12 +34,7 @@ export function createElicitationForm(io: ElicitationFormIo): ElicitationHandler
   };
 }
 
-async function answer(
-  params: ElicitationParams,
-  server: string,
-  signal: AbortSignal,
-  io: ElicitationFormIo,
-): Promise<ElicitationResult> {
+async function answer(params: ElicitationParams, server: string, signal: AbortSignal, io: ElicitationFormIo): Promise<ElicitationResult> {
   const out = (text: string): void => {
     io.output.write(text);
   };
@@ -71,11 +66,7 @@ async function answer(
   }
 }
 
-async function fillForm(
-  params: FormParams,
-  ask: (prompt: string) => Promise<string | undefined>,
-  out: (text: string) => void,
-): Promise<ElicitationResult> {
+async function fillForm(params: FormParams, ask: (prompt: string) => Promise<string | undefined>, out: (text: string) => void): Promise<ElicitationResult> {
   const schema = params.requestedSchema;
   const required = new Set(schema.required ?? []);
   const fields: Field[] = Object.entries(schema.properties).map(([name, property]) => ({
@@ -133,7 +124,10 @@ export function parseValue(field: Field, text: string): Parsed {
       return { kind: 'value', value: n };
     }
     case 'array': {
-      const items = text.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      const items = text
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
       const allowed = enumOptions((s['items'] ?? {}) as Record<string, unknown>);
       const bad = allowed ? items.filter((item) => !allowed.includes(item)) : [];
       if (bad.length > 0) return { kind: 'invalid', problem: `not among the choices: ${bad.join(', ')}` };

@@ -22,7 +22,7 @@ export function overviewHelp(): string {
     'Common options:',
     table(optionRows([...HOST_OPTIONS, 'help']), '  '),
     '',
-    'Run `berry-mcp help COMMAND` for a command\'s own options and examples.',
+    "Run `berry-mcp help COMMAND` for a command's own options and examples.",
     '',
     EXIT,
   ].join('\n');

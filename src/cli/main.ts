@@ -71,7 +71,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await host?.then((h) => h.close(), () => undefined);
+    await host?.then(
+      (h) => h.close(),
+      () => undefined,
+    );
   }
 }
 
@@ -144,7 +147,10 @@ async function hint(error: { code: BerryErrorCode }, args: CliArgs, host: Promis
   try {
     if (error.code === 'MCP_UNKNOWN_SERVER') {
       const loaded = await (await host).readConfig();
-      return serverHint(server, loaded.servers.map((s) => s.name));
+      return serverHint(
+        server,
+        loaded.servers.map((s) => s.name),
+      );
     }
     // The message lists what exists (closest first, never a "did you mean"); a person also gets one.
     if (error.code === 'MCP_UNKNOWN_TOOL' && tool !== undefined) {

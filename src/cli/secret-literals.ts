@@ -5,7 +5,23 @@
  */
 
 /** Words that make a name a secret's name: `API_KEY`, `X-Api-Key`, `githubToken`, `Authorization`. */
-const SECRET_WORDS = new Set(['token', 'secret', 'key', 'apikey', 'password', 'passwd', 'pass', 'credential', 'credentials', 'auth', 'authorization', 'cookie', 'private', 'pat', 'bearer']);
+const SECRET_WORDS = new Set([
+  'token',
+  'secret',
+  'key',
+  'apikey',
+  'password',
+  'passwd',
+  'pass',
+  'credential',
+  'credentials',
+  'auth',
+  'authorization',
+  'cookie',
+  'private',
+  'pat',
+  'bearer',
+]);
 /** A credential scheme in a header value: `Bearer abc…`, `Basic …`, `token …`. */
 const SCHEME = /^\s*(bearer|basic|token|digest|apikey)\s+\S/i;
 /** A long run of token characters, as generated keys look: mixed case and digits, or a known prefix. */
@@ -34,7 +50,10 @@ function looksSecret(name: string | undefined, value: string): boolean {
 
 /** A `${NAME}` a person could use instead: made from the server and where the value goes, e.g. DOCS_TOKEN. */
 function variableFor(server: string, name: string): string {
-  const base = `${server}_${name}`.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  const base = `${server}_${name}`
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return /^[0-9]/.test(base) ? `_${base}` : base;
 }
 
@@ -68,10 +87,12 @@ export function secretLiteralWarnings(sources: LiteralSources): string[] {
   const args = sources.args ?? [];
   args.forEach((arg, i) => {
     const inline = /^--?([A-Za-z][\w-]*)=(.*)$/s.exec(arg);
-    if (inline !== null && isSecretName(inline[1]!) && looksSecret(inline[1], inline[2]!)) warn(`the argument --${inline[1]}=…`, variableFor(sources.server, inline[1]!));
+    if (inline !== null && isSecretName(inline[1]!) && looksSecret(inline[1], inline[2]!))
+      warn(`the argument --${inline[1]}=…`, variableFor(sources.server, inline[1]!));
     const flag = /^--?([A-Za-z][\w-]*)$/.exec(arg);
     const next = args[i + 1];
-    if (flag !== null && next !== undefined && isSecretName(flag[1]!) && looksSecret(flag[1], next)) warn(`the argument after ${arg}`, variableFor(sources.server, flag[1]!));
+    if (flag !== null && next !== undefined && isSecretName(flag[1]!) && looksSecret(flag[1], next))
+      warn(`the argument after ${arg}`, variableFor(sources.server, flag[1]!));
   });
   return warnings;
 }

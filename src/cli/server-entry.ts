@@ -35,7 +35,10 @@ export function pairs(flag: '--env' | '--header', given: readonly string[]): Rec
     const key = at === -1 ? '' : item.slice(0, at).trim();
     if (key === '') throw usage(`${flag} needs ${flag === '--env' ? 'KEY=VALUE' : 'NAME=VALUE'}, got a value without ${at === -1 ? '"="' : 'a name'}`);
     // Assigning "__proto__" to an object sets its prototype: the pair would vanish without a word.
-    if (key === '__proto__') throw usage(`${flag} __proto__ is refused: berry-mcp cannot pass on ${flag === '--env' ? 'a variable' : 'a header'} named "__proto__" (a JavaScript object drops that key); rename it`);
+    if (key === '__proto__')
+      throw usage(
+        `${flag} __proto__ is refused: berry-mcp cannot pass on ${flag === '--env' ? 'a variable' : 'a header'} named "__proto__" (a JavaScript object drops that key); rename it`,
+      );
     if (Object.hasOwn(out, key)) throw usage(`${flag} ${key} is given twice; keep one`);
     const value = item.slice(at + 1);
     out[key] = at === colon ? value.trimStart() : value;

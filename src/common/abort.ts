@@ -44,10 +44,7 @@ export async function settlesWithin(promise: Promise<unknown>, ms: number, signa
   const stop = (): void => ac.abort();
   signal?.addEventListener('abort', stop, { once: true });
   try {
-    return await Promise.race([
-      promise.then(() => true),
-      delay(ms, false, { signal: ac.signal, ref: false }).catch(() => false),
-    ]);
+    return await Promise.race([promise.then(() => true), delay(ms, false, { signal: ac.signal, ref: false }).catch(() => false)]);
   } finally {
     signal?.removeEventListener('abort', stop);
     ac.abort();

@@ -77,11 +77,7 @@ export class ConfigError extends BerryError {
   readonly line: number | undefined;
   readonly column: number | undefined;
 
-  constructor(
-    message: string,
-    details: { file: string; server?: string; jsonPath?: string; line?: number; column?: number },
-    options?: BerryErrorOptions,
-  ) {
+  constructor(message: string, details: { file: string; server?: string; jsonPath?: string; line?: number; column?: number }, options?: BerryErrorOptions) {
     super('MCP_CONFIG_INVALID', message, options);
     this.file = details.file;
     this.server = details.server;

@@ -4,13 +4,7 @@
  */
 import { hash } from 'node:crypto';
 
-export type CanonicalValue =
-  | string
-  | number
-  | boolean
-  | null
-  | readonly CanonicalValue[]
-  | { readonly [key: string]: CanonicalValue };
+export type CanonicalValue = string | number | boolean | null | readonly CanonicalValue[] | { readonly [key: string]: CanonicalValue };
 
 /** JSON with object keys sorted (by UTF-16 code units) at every level; arrays keep their order. */
 export function canonicalJson(value: CanonicalValue): string {

@@ -58,9 +58,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       parsed.slots.map((slot): ServerSlot => {
         if ('status' in slot) return slot;
         const resolution = resolveEntry(slot, context);
-        return resolution.ok
-          ? { name: slot.name, status: 'ok', config: resolution.config }
-          : { name: slot.name, status: 'error', error: resolution.error };
+        return resolution.ok ? { name: slot.name, status: 'ok', config: resolution.config } : { name: slot.name, status: 'error', error: resolution.error };
       }),
     ),
   };
@@ -167,7 +165,13 @@ function referencedVariables(entry: ValidEntry): string[] {
   const values =
     entry.kind === 'http'
       ? [entry.url, ...entry.headers.map(([, value]) => value), ...oauthStrings(entry)]
-      : [entry.command, ...entry.args, ...entry.env.map(([, value]) => value), ...(entry.cwd === undefined ? [] : [entry.cwd]), ...(entry.sandbox ? [...entry.sandbox.roBinds, ...entry.sandbox.rwBinds] : [])];
+      : [
+          entry.command,
+          ...entry.args,
+          ...entry.env.map(([, value]) => value),
+          ...(entry.cwd === undefined ? [] : [entry.cwd]),
+          ...(entry.sandbox ? [...entry.sandbox.roBinds, ...entry.sandbox.rwBinds] : []),
+        ];
   return values.flatMap(variableNames);
 }
 

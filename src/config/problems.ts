@@ -16,8 +16,9 @@ export function serverConfigError(file: string, name: string, problems: readonly
   const first = problems[0];
   const count = problems.length > 1 ? ` (${problems.length} problems)` : '';
   const list = problems.map((problem) => problem.text).join('; ');
-  return new ConfigError(
-    `Server ${JSON.stringify(name)} in ${file} is invalid${count}: ${list}. Fix the entry and retry.`,
-    { file, server: name, jsonPath: first?.jsonPath ?? '$.mcpServers' },
-  );
+  return new ConfigError(`Server ${JSON.stringify(name)} in ${file} is invalid${count}: ${list}. Fix the entry and retry.`, {
+    file,
+    server: name,
+    jsonPath: first?.jsonPath ?? '$.mcpServers',
+  });
 }

@@ -21,15 +21,13 @@ export interface SandboxContext {
   readonly home: string | undefined;
 }
 
-export function resolveSandbox(
-  block: ValidSandboxBlock,
-  context: SandboxContext,
-  expand: ExpandContext,
-  problems: Problem[],
-): SandboxPolicy | undefined {
+export function resolveSandbox(block: ValidSandboxBlock, context: SandboxContext, expand: ExpandContext, problems: Problem[]): SandboxPolicy | undefined {
   if (block.mode === 'off') return undefined;
   const binds: SandboxBind[] = [];
-  for (const [key, writable] of [['roBinds', false], ['rwBinds', true]] as const) {
+  for (const [key, writable] of [
+    ['roBinds', false],
+    ['rwBinds', true],
+  ] as const) {
     block[key].forEach((written, index) => {
       const path = indexPath(memberPath(context.jsonPath, key), index);
       const bind = parseBind(expandVars(written, path, expand), writable, context);
@@ -64,7 +62,8 @@ function parseBind(text: string, writable: boolean, context: SandboxContext): Sa
   } catch {
     return 'starts with ~ but the home directory of the target machine is unknown';
   }
-  if (inside !== undefined && !posix.isAbsolute(inside)) return `has a sandbox path ${JSON.stringify(inside)} that is not absolute; write "HOST:/absolute/path"`;
+  if (inside !== undefined && !posix.isAbsolute(inside))
+    return `has a sandbox path ${JSON.stringify(inside)} that is not absolute; write "HOST:/absolute/path"`;
   const target = inside === undefined ? source : posix.normalize(inside);
   if (target === '/') return 'cannot be mounted over the sandbox root "/"; choose a directory inside it';
   return { source, target, writable };

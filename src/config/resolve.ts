@@ -37,10 +37,7 @@ export type Resolution =
 export function resolveEntry(entry: ValidEntry, context: ResolveContext): Resolution {
   const expand = createExpandContext(context.env);
   const problems: Problem[] = [];
-  const config =
-    entry.kind === 'stdio'
-      ? resolveStdio(entry, context, expand, problems)
-      : resolveHttp(entry, expand, problems);
+  const config = entry.kind === 'stdio' ? resolveStdio(entry, context, expand, problems) : resolveHttp(entry, expand, problems);
   // Precedence: a syntax fix in the file, then the variables to set, then the values themselves
   // (which are meaningless while a variable is missing).
   if (expand.problems.length > 0) {
@@ -55,12 +52,7 @@ export function resolveEntry(entry: ValidEntry, context: ResolveContext): Resolu
   return { ok: true, config };
 }
 
-function resolveStdio(
-  entry: ValidStdioEntry,
-  context: ResolveContext,
-  expand: ExpandContext,
-  problems: Problem[],
-): ResolvedStdioConfig {
+function resolveStdio(entry: ValidStdioEntry, context: ResolveContext, expand: ExpandContext, problems: Problem[]): ResolvedStdioConfig {
   const base = entry.jsonPath;
   const commandPath = memberPath(base, 'command');
   const command = expandVars(entry.command, commandPath, expand);
@@ -75,9 +67,7 @@ function resolveStdio(
   });
 
   const envPath = memberPath(base, 'env');
-  const env = expandRecord(entry.env, envPath, expand, (path, value) =>
-    value.includes('\0') ? nulProblem(path) : undefined,
-  );
+  const env = expandRecord(entry.env, envPath, expand, (path, value) => (value.includes('\0') ? nulProblem(path) : undefined));
   problems.push(...env.problems);
 
   let cwd = context.cwd;
@@ -105,7 +95,16 @@ function resolveStdio(
     protocol: entry.protocol,
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
     // The sandbox block (its private home included) is part of what a shared connection must match.
-    fingerprint: fingerprint({ kind: 'stdio', command, args, env: env.record, cwd, timeoutMs, ...protocolKey(entry.protocol), ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}) }),
+    fingerprint: fingerprint({
+      kind: 'stdio',
+      command,
+      args,
+      env: env.record,
+      cwd,
+      timeoutMs,
+      ...protocolKey(entry.protocol),
+      ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}),
+    }),
     publicFingerprint: fingerprint({ kind: 'stdio', public: true, command, args, cwd }),
     secrets: secretsOf(env.record, expand.substituted),
     display: [entry.command, ...entry.args].join(' '),
@@ -149,7 +148,14 @@ function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Pro
     initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
     protocol: entry.protocol,
     ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
-    fingerprint: fingerprint({ kind: 'http', url, headers: headers.record, timeoutMs, ...protocolKey(entry.protocol), ...(oauth ? { oauth: { ...oauth } } : {}) }),
+    fingerprint: fingerprint({
+      kind: 'http',
+      url,
+      headers: headers.record,
+      timeoutMs,
+      ...protocolKey(entry.protocol),
+      ...(oauth ? { oauth: { ...oauth } } : {}),
+    }),
     publicFingerprint: fingerprint({ kind: 'http', public: true, url }),
     secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
     display: entry.url,
@@ -242,10 +248,7 @@ function secretsOf(values: Readonly<Record<string, string>>, substituted: readon
 
 function missingVariablesError(file: string, server: string, missing: ReadonlySet<string>): EnvVarMissingError {
   const names = Object.freeze([...missing].sort());
-  const what =
-    names.length === 1
-      ? `environment variable ${names[0]} is`
-      : `environment variables ${names.join(', ')} are`;
+  const what = names.length === 1 ? `environment variable ${names[0]} is` : `environment variables ${names.join(', ')} are`;
   return new EnvVarMissingError(
     `Server ${JSON.stringify(server)}: ${what} not set on the target machine (used in ${file}). Set ${names.length === 1 ? 'it' : 'them'} or edit the entry.`,
     { names, server, file },

@@ -50,8 +50,7 @@ export function loadFailureMessage(choice: IsolatedVmChoice, cause: unknown): st
   const what = `isolated-vm ${choice.major} (npm alias ${choice.packageName}, for ${choice.forNode})`;
   const on = `Node ${process.version} (supported: ${SUPPORTED})`;
   const notInstalled =
-    (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' &&
-    String((cause as Error).message).includes(`'${choice.packageName}'`);
+    (cause as { code?: unknown } | null)?.code === 'ERR_MODULE_NOT_FOUND' && String((cause as Error).message).includes(`'${choice.packageName}'`);
   if (notInstalled) {
     return (
       `Running scripts needs ${what}, which is not installed on ${on}. It is an optional dependency: ` +

@@ -24,9 +24,7 @@ export function compileUserScript(isolate: IsolatedVm.Isolate, code: string, fil
   const script = isolate.compileScriptSync(`${FINISH_GLOBAL}(async () => {\n${code}\n})`, { filename, lineOffset: -1 });
   if (!isFunctionBody(code)) {
     script.release();
-    throw new SyntaxError(
-      'The script closes its own function early (an unbalanced "}"): it must be the body of an async function.',
-    );
+    throw new SyntaxError('The script closes its own function early (an unbalanced "}"): it must be the body of an async function.');
   }
   return script;
 }

@@ -84,9 +84,7 @@ export interface RunScriptOptions {
 /** One entry of a run as it happens: a text or image output, or a console log. */
 export type RunEntry = { readonly kind: 'output'; readonly output: RunOutput } | { readonly kind: 'log'; readonly log: RunLog };
 
-export type RunOutput =
-  | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
+export type RunOutput = { readonly type: 'text'; readonly text: string } | { readonly type: 'image'; readonly data: string; readonly mimeType: string };
 
 export type RunLogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug';
 

@@ -143,7 +143,9 @@ export class ParkedRuns {
 }
 
 function argumentsKey(args: unknown): string {
-  return createHash('sha256').update(JSON.stringify(args ?? null)).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify(args ?? null))
+    .digest('base64url');
 }
 
 function isElicitResult(value: unknown): value is ElicitationResult {

@@ -77,4 +77,3 @@ export function progressOf(leg: () => ServerContext | undefined): ProgressReport
     ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
   });
 }
-

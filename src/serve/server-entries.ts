@@ -36,4 +36,3 @@ export async function serverEntries(host: Host, loaded: LoadedConfig, signal?: A
     }),
   );
 }
-

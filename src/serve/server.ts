@@ -120,7 +120,9 @@ export class RunService {
       await watch.check();
       return {};
     });
-    server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })] }));
+    server.setRequestHandler('tools/list', async (_request, ctx) => ({
+      tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })],
+    }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const parsed = await this.#accept(request.params, watch);
       if (typeof parsed === 'string') return inputError(parsed);
@@ -153,7 +155,9 @@ export class RunService {
       this.#parked.codec,
     );
     const watch = this.#modernConfigWatch(scope.toolsChanged);
-    server.setRequestHandler('tools/list', async (_request, ctx) => ({ tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })] }));
+    server.setRequestHandler('tools/list', async (_request, ctx) => ({
+      tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })],
+    }));
     server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
     server.setRequestHandler('resources/list', async () => ({ resources: [] }));
     server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: [] }));
@@ -173,7 +177,7 @@ export class RunService {
         if (run.leg !== undefined) {
           throw new ProtocolError(
             ProtocolErrorCode.InvalidRequest,
-            'Another request is already waiting for this run (one request at a time carries a run\'s answers): wait for its answer, or close it to cancel the run.',
+            "Another request is already waiting for this run (one request at a time carries a run's answers): wait for its answer, or close it to cancel the run.",
           );
         }
         run.answer(ctx.mcpReq.inputResponses);
@@ -224,20 +228,21 @@ export class RunService {
   #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
     const run = new ModernRun(args, client);
     // The capabilities this request declared in its _meta: a 2026 client declares them per request.
-    const modes = elicitationModes((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
+    const modes = elicitationModes(
+      (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
+    );
     const target: ElicitationTarget = {
       modes,
       ask: (params, signal) => run.ask(params, signal),
     };
     const reporter = progressOf(() => run.leg);
     this.#parked.add(run);
-    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter)
-      .then((result) => {
-        // What waits goes out on the leg in flight before its result.
-        reporter.close();
-        run.finish(result);
-        if (run.leg === undefined) this.#parked.settle(run, false);
-      });
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter).then((result) => {
+      // What waits goes out on the leg in flight before its result.
+      reporter.close();
+      run.finish(result);
+      if (run.leg === undefined) this.#parked.settle(run, false);
+    });
     return run;
   }
 }
@@ -259,5 +264,3 @@ function newServer(capabilities: ServerCapabilities, codec?: ParkedRuns['codec']
 function toolNamed(name: string): void {
   if (name !== 'run') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}": this server has one tool, "run".`);
 }
-
-

@@ -18,7 +18,16 @@ const VIEW = 'ui://system-monitor/mcp-app.html';
 const FIXTURE_VIEW = 'ui://fixture/view.html';
 /** What app-tools-server.mjs lists that a model may see, in its order. */
 const FIXTURE_VISIBLE = ['plain', 'with-view', 'model-and-app', 'model-only', 'flat-view', 'null-visibility', 'null-ui', 'other-meta', 'bad-view', 'echo_args'];
-const FIXTURE_HIDDEN = ['app-only', 'empty-visibility', 'string-visibility', 'object-visibility', 'unknown-visibility', 'capital-model', 'string-ui', 'array-ui'];
+const FIXTURE_HIDDEN = [
+  'app-only',
+  'empty-visibility',
+  'string-visibility',
+  'object-visibility',
+  'unknown-visibility',
+  'capital-model',
+  'string-ui',
+  'array-ui',
+];
 
 /** The real server behind `tee`, which copies every byte berry-mcp sends it to `wire`. */
 function tappedMonitor(wire: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -39,7 +48,7 @@ function calledTools(wire: string): string[] {
     .map((line) => (JSON.parse(line) as { params: { name: string } }).params.name);
 }
 
-describe('adversarial: app-only tools are not the model\'s (MCP Apps)', function () {
+describe("adversarial: app-only tools are not the model's (MCP Apps)", function () {
   this.timeout(120_000);
 
   const t = useTestHost(
@@ -69,7 +78,11 @@ return { cold, warm, twin, info: info.structuredContent !== undefined };
     assert.equal(record.ok, true, JSON.stringify(record.error));
     const result = record.result as Record<string, string | boolean>;
     for (const key of ['cold', 'warm', 'twin']) {
-      assert.match(String(result[key]), /^MCP_UNKNOWN_TOOL: Server "monitor(-enabled)?" has no tool "poll-system-stats" available: the server keeps it for its MCP App/, key);
+      assert.match(
+        String(result[key]),
+        /^MCP_UNKNOWN_TOOL: Server "monitor(-enabled)?" has no tool "poll-system-stats" available: the server keeps it for its MCP App/,
+        key,
+      );
     }
     assert.match(String(result['cold']), /Its tools: get-system-info\.$/);
     // A tool the model may use still works.
@@ -77,7 +90,7 @@ return { cold, warm, twin, info: info.structuredContent !== undefined };
     assert.deepEqual(calledTools(join(t.dir, 'monitor.wire')), ['get-system-info']);
   });
 
-  it('list, describe and typings do not name it; describe shows the visible tool\'s ui:// resource', async () => {
+  it("list, describe and typings do not name it; describe shows the visible tool's ui:// resource", async () => {
     const record = await t.host.run(`
 const list = await tools.mcp_list({ server: "monitor" });
 const server = await tools.mcp_describe({ server: "monitor" });
@@ -89,7 +102,10 @@ return { list, server, tool, hidden };
     const { list, server, tool, hidden } = record.result as { list: ListResult; server: ServerDescription; tool: ToolDescription; hidden: string };
     const status = list.servers[0]!;
     assert.ok(status.status === 'connected');
-    assert.deepEqual(status.tools.map((one) => one.name), ['get-system-info']);
+    assert.deepEqual(
+      status.tools.map((one) => one.name),
+      ['get-system-info'],
+    );
     assert.deepEqual(Object.keys(server.tools), ['get-system-info']);
     assert.match(server.tools['get-system-info']!, /\[ui\]$/);
     assert.equal(tool.ui, VIEW);
@@ -104,8 +120,13 @@ return { list, server, tool, hidden };
     const { servers } = await t.host.list({ server: 'monitor-enabled' });
     const status = servers[0]!;
     assert.ok(status.status === 'connected');
-    assert.deepEqual(status.tools.map((one) => one.name), ['get-system-info']);
-    assert.deepEqual(status.warnings, ['enabledTools names "poll-system-stats", which the server keeps from the model (MCP Apps _meta.ui.visibility): it stays hidden']);
+    assert.deepEqual(
+      status.tools.map((one) => one.name),
+      ['get-system-info'],
+    );
+    assert.deepEqual(status.warnings, [
+      'enabledTools names "poll-system-stats", which the server keeps from the model (MCP Apps _meta.ui.visibility): it stays hidden',
+    ]);
   });
 
   it('a saved catalog (list without starting the server) leaves it out too', async () => {
@@ -119,10 +140,13 @@ return { list, server, tool, hidden };
     const { servers } = await t.open({ savedCatalogs: { dir: catalogs } }).list({ server: 'monitor' });
     const status = servers[0]!;
     assert.ok(status.status === 'connected' && status.cached !== undefined, JSON.stringify(status));
-    assert.deepEqual(status.tools.map((one) => one.name), ['get-system-info']);
+    assert.deepEqual(
+      status.tools.map((one) => one.name),
+      ['get-system-info'],
+    );
   });
 
-  it('serve\'s run description and --signatures leave it out', async () => {
+  it("serve's run description and --signatures leave it out", async () => {
     const serve = await serveStdio(['--config', t.configPath, '--signatures'], { cwd: t.dir });
     try {
       const { tools } = await serve.client.listTools();
@@ -135,7 +159,7 @@ return { list, server, tool, hidden };
     }
   });
 
-  it('the CLI is a model\'s face too: `berry-mcp call` refuses it with exit 2 and sends nothing', async () => {
+  it("the CLI is a model's face too: `berry-mcp call` refuses it with exit 2 and sends nothing", async () => {
     const before = calledTools(join(t.dir, 'monitor.wire')).length;
     const result = await berry(['call', 'monitor', 'poll-system-stats', '--config', t.configPath], { cwd: t.dir });
     assert.equal(result.code, 2, result.stderr);
@@ -147,7 +171,10 @@ return { list, server, tool, hidden };
     const { servers } = await t.host.list({ server: 'apps' });
     const status = servers[0]!;
     assert.ok(status.status === 'connected');
-    assert.deepEqual(status.tools.map((one) => one.name), FIXTURE_VISIBLE);
+    assert.deepEqual(
+      status.tools.map((one) => one.name),
+      FIXTURE_VISIBLE,
+    );
     const record = await t.host.run(`
 const out = {};
 for (const tool of ${JSON.stringify(FIXTURE_HIDDEN)}) {

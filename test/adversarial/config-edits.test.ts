@@ -29,7 +29,12 @@ describe('adversarial: edits of mcp.json', function () {
   };
   /** No temp file left beside the config or its target. */
   const noTemp = (...folders: string[]): void => {
-    for (const folder of folders) assert.deepEqual(readdirSync(folder).filter((name) => name.endsWith('.tmp')), [], folder);
+    for (const folder of folders)
+      assert.deepEqual(
+        readdirSync(folder).filter((name) => name.endsWith('.tmp')),
+        [],
+        folder,
+      );
   };
 
   describe('a symlinked mcp.json is edited where it leads, and stays a link', () => {
@@ -110,7 +115,10 @@ describe('adversarial: edits of mcp.json', function () {
       symlinkSync('../folder', toFolder);
       const looped = join(tmp.dir, 'project', 'loop.json');
       symlinkSync('loop.json', looped);
-      for (const [config, why] of [[toFolder, /it is a directory/], [looped, /ELOOP/]] as const) {
+      for (const [config, why] of [
+        [toFolder, /it is a directory/],
+        [looped, /ELOOP/],
+      ] as const) {
         const added = await add(config);
         assert.equal(added.code, 2, added.stderr);
         assert.match(added.stderr, why);
@@ -127,7 +135,10 @@ describe('adversarial: edits of mcp.json', function () {
       writeFileSync(config, EMPTY);
       const env = await add(config, 'fault', ['--env', '__proto__=x']);
       assert.equal(env.code, 2);
-      assert.match(env.stderr, /^berry-mcp: --env __proto__ is refused: berry-mcp cannot pass on a variable named "__proto__" \(a JavaScript object drops that key\); rename it\n/);
+      assert.match(
+        env.stderr,
+        /^berry-mcp: --env __proto__ is refused: berry-mcp cannot pass on a variable named "__proto__" \(a JavaScript object drops that key\); rename it\n/,
+      );
       const header = await cli(['add', 'web', '--no-check', '--config', config, '--header', '__proto__: x', 'https://example.com/mcp']);
       assert.equal(header.code, 2);
       assert.match(header.stderr, /--header __proto__ is refused/);
@@ -148,7 +159,13 @@ describe('adversarial: edits of mcp.json', function () {
       const listed = await cli(['list', '--json', '--config', config]);
       assert.equal(listed.code, 0, listed.stderr);
       const servers = (JSON.parse(listed.stdout) as { servers: { name: string; status: string; error?: { code: string; message: string } }[] }).servers;
-      assert.deepEqual(servers.map((s) => [s.name, s.status, s.error?.code]), [['local', 'error', 'MCP_CONFIG_INVALID'], ['web', 'error', 'MCP_CONFIG_INVALID']]);
+      assert.deepEqual(
+        servers.map((s) => [s.name, s.status, s.error?.code]),
+        [
+          ['local', 'error', 'MCP_CONFIG_INVALID'],
+          ['web', 'error', 'MCP_CONFIG_INVALID'],
+        ],
+      );
       assert.match(servers[0]!.error!.message, /\$\.mcpServers\.local\.env\.__proto__ cannot be passed on/);
       assert.match(servers[1]!.error!.message, /\$\.mcpServers\.web\.headers\.__proto__ cannot be passed on/);
       assert.equal(existsSync(marker), false);

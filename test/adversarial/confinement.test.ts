@@ -81,7 +81,8 @@ describe('attacks on confinement: the confined server against its next start, an
       const error = await rejectsWith(next.call({ server: 'spy', tool: 'read', arguments: { path: '/data/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
       assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
       assert.equal((error as unknown as { symlink: string }).symlink, join(work, 'data'));
-      for (const part of ['"spy"', `${join(work, 'data')}:/data (rwBinds)`, secret, 'remove it']) assert.ok(error.message.includes(part), `${part} missing: ${error.message}`);
+      for (const part of ['"spy"', `${join(work, 'data')}:/data (rwBinds)`, secret, 'remove it'])
+        assert.ok(error.message.includes(part), `${part} missing: ${error.message}`);
       assert.equal(typeof (await spy<{ pid: number }>(next, 'bystander', 'whoami')).pid, 'number');
       assert.equal(readFileSync(join(secret, 'marker'), 'utf8'), MARKER);
     });
@@ -91,7 +92,10 @@ describe('attacks on confinement: the confined server against its next start, an
       dir(join(work, 'mid', 'inner'));
       const configPath = configFor({ spy: spyEntry({ mode: 'on', workspace: 'rw', roBinds: ['./mid/inner:/inner'] }) });
       await firstRun(configPath, 'spy', { path: '/workspace/mid', target: secret });
-      const error = await rejectsWith(hostOn(configPath).call({ server: 'spy', tool: 'read', arguments: { path: '/inner/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
+      const error = await rejectsWith(
+        hostOn(configPath).call({ server: 'spy', tool: 'read', arguments: { path: '/inner/marker' } }),
+        'MCP_SANDBOX_UNAVAILABLE',
+      );
       assert.equal((error as unknown as { symlink: string }).symlink, join(work, 'mid'));
       assert.match(error.message, /passes through the symlink/);
     });
@@ -104,7 +108,10 @@ describe('attacks on confinement: the confined server against its next start, an
         reader: spyEntry({ mode: 'on', roBinds: [`${join(root, 'shared', 'tools')}:/tools`] }),
       });
       await firstRun(configPath, 'writer', { path: '/shared/tools', target: secret });
-      const error = await rejectsWith(hostOn(configPath).call({ server: 'reader', tool: 'read', arguments: { path: '/tools/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
+      const error = await rejectsWith(
+        hostOn(configPath).call({ server: 'reader', tool: 'read', arguments: { path: '/tools/marker' } }),
+        'MCP_SANDBOX_UNAVAILABLE',
+      );
       assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
     });
 
@@ -119,7 +126,9 @@ describe('attacks on confinement: the confined server against its next start, an
       const flipHost = hostOn(configPath);
       await spy(flipHost, 'flipper', 'whoami');
       let flipping = true;
-      const flipped = spy<{ flips: number }>(flipHost, 'flipper', 'flip', { path: '/shared/tools', target: secret, ms: 4000 }).finally(() => (flipping = false));
+      const flipped = spy<{ flips: number }>(flipHost, 'flipper', 'flip', { path: '/shared/tools', target: secret, ms: 4000 }).finally(
+        () => (flipping = false),
+      );
       const seen: string[] = [];
       while (flipping) {
         const host = hostOn(configPath);
@@ -135,13 +144,16 @@ describe('attacks on confinement: the confined server against its next start, an
       assert.ok(seen.length >= 3, JSON.stringify(seen));
     });
 
-    it('the private-home variant: a bind source inside the server\'s own home', async () => {
+    it("the private-home variant: a bind source inside the server's own home", async () => {
       const privateHome = join(home, '.config/berry/mcp-homes/spy');
       dir(join(privateHome, 'plugins'));
       const configPath = configFor({ spy: spyEntry({ mode: 'on', roBinds: ['~/.config/berry/mcp-homes/spy/plugins:/plugins'] }) });
       // Inside, the private home is mounted over the real home's path.
       await firstRun(configPath, 'spy', { path: join(home, 'plugins'), target: secret });
-      const error = await rejectsWith(hostOn(configPath).call({ server: 'spy', tool: 'read', arguments: { path: '/plugins/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
+      const error = await rejectsWith(
+        hostOn(configPath).call({ server: 'spy', tool: 'read', arguments: { path: '/plugins/marker' } }),
+        'MCP_SANDBOX_UNAVAILABLE',
+      );
       assert.equal((error as unknown as { symlink: string }).symlink, join(privateHome, 'plugins'));
     });
 
@@ -152,13 +164,18 @@ describe('attacks on confinement: the confined server against its next start, an
       const configPath = configFor({ spy: spyEntry({ mode: 'on', roBinds: [`${settings}:${join(home, '.tool', 'config.json')}`] }) });
       // bwrap sets up under /newroot with the host at /oldroot: a link there reaches the host.
       await firstRun(configPath, 'spy', { path: join(home, '.tool'), target: `/oldroot${hostDir}` });
-      const outcome = await hostOn(configPath).call({ server: 'spy', tool: 'whoami', arguments: {} }).then((result) => result, (error: unknown) => error);
+      const outcome = await hostOn(configPath)
+        .call({ server: 'spy', tool: 'whoami', arguments: {} })
+        .then(
+          (result) => result,
+          (error: unknown) => error,
+        );
       assert.equal(existsSync(join(hostDir, 'config.json')), false, 'the next start created a file on the host where the server pointed');
       const error = await rejectsWith(Promise.reject(outcome), 'MCP_SANDBOX_UNAVAILABLE').catch(() => assert.fail(`not refused: ${JSON.stringify(outcome)}`));
       assert.equal((error as unknown as { reason: string }).reason, 'bind-symlink', error.message);
     });
 
-    it('a bwrap planted on the server\'s PATH in its rw workspace never runs, not even to probe: the next start refuses it', async () => {
+    it("a bwrap planted on the server's PATH in its rw workspace never runs, not even to probe: the next start refuses it", async () => {
       const bin = dir(join(work, 'bin'));
       const ran = join(root, 'planted-bwrap-ran');
       const configPath = configFor({ spy: spyEntry({ mode: 'on', workspace: 'rw' }, { env: { PATH: `${bin}:/usr/bin:/bin` } }) });
@@ -166,14 +183,19 @@ describe('attacks on confinement: the confined server against its next start, an
       const planted = `#!/bin/sh\necho "$(id -u)" > ${ran}\nexec /usr/bin/bwrap "$@"\n`;
       assert.deepEqual(await spy(first, 'spy', 'write', { path: '/workspace/bin/bwrap', text: planted, mode: 0o755 }), { ok: true });
       await first.close();
-      const outcome = await hostOn(configPath).call({ server: 'spy', tool: 'whoami', arguments: {} }).then((result) => result, (error: unknown) => error);
+      const outcome = await hostOn(configPath)
+        .call({ server: 'spy', tool: 'whoami', arguments: {} })
+        .then(
+          (result) => result,
+          (error: unknown) => error,
+        );
       assert.equal(existsSync(ran), false, `the planted bwrap ran outside the sandbox as uid ${existsSync(ran) ? readFileSync(ran, 'utf8').trim() : ''}`);
       const error = await rejectsWith(Promise.reject(outcome), 'MCP_SANDBOX_UNAVAILABLE').catch(() => assert.fail(`not refused: ${JSON.stringify(outcome)}`));
       assert.equal((error as unknown as { reason: string }).reason, 'bwrap-untrusted', error.message);
       assert.ok(error.message.includes(join(bin, 'bwrap')), error.message);
     });
 
-    it('a rw mount holding berry-mcp\'s own config and state is refused (the server could rewrite its own sandbox)', async () => {
+    it("a rw mount holding berry-mcp's own config and state is refused (the server could rewrite its own sandbox)", async () => {
       const configPath = configFor({ spy: spyEntry({ mode: 'on', rwBinds: [`${home}:/h`] }) });
       const error = await rejectsWith(hostOn(configPath).call({ server: 'spy', tool: 'whoami', arguments: {} }), 'MCP_SANDBOX_UNAVAILABLE');
       assert.equal((error as unknown as { reason: string }).reason, 'bind-permission', error.message);
@@ -202,7 +224,10 @@ describe('attacks on confinement: the confined server against its next start, an
       const rootOwned = dir(join(root, 'root-owned'), 'root');
       writeFileSync(join(rootOwned, 'file'), 'root data\n');
       const host = hostOn(configFor({ spy: spyEntry({ mode: 'on', rwBinds: [`${rootOwned}:/data`] }) }));
-      const error = await rejectsWith(host.call({ server: 'spy', tool: 'write', arguments: { path: '/data/file', text: 'overwritten' } }), 'MCP_SANDBOX_UNAVAILABLE');
+      const error = await rejectsWith(
+        host.call({ server: 'spy', tool: 'write', arguments: { path: '/data/file', text: 'overwritten' } }),
+        'MCP_SANDBOX_UNAVAILABLE',
+      );
       assert.equal((error as unknown as { reason: string }).reason, 'bind-permission', error.message);
       assert.ok(error.message.includes(`chown -R 65534:65534 ${rootOwned}`), error.message);
       assert.equal(readFileSync(join(rootOwned, 'file'), 'utf8'), 'root data\n');
@@ -230,7 +255,8 @@ describe('attacks on confinement: the confined server against its next start, an
         ? runProcess('runuser', ['-u', user!.username, '--', 'env', `HOME=${user!.homeDir}`, ...line], { cwd: userWork })
         : runProcess(line[0]!, line.slice(1), { cwd: userWork });
     };
-    const answer = (stdout: string): Record<string, unknown> => JSON.parse((JSON.parse(stdout) as { content: Array<{ text: string }> }).content[0]!.text) as Record<string, unknown>;
+    const answer = (stdout: string): Record<string, unknown> =>
+      JSON.parse((JSON.parse(stdout) as { content: Array<{ text: string }> }).content[0]!.text) as Record<string, unknown>;
 
     before(async function () {
       user = await ensureTestUser([BIN, ...TEST_BINDS]).catch((error: Error) => {
@@ -255,7 +281,7 @@ describe('attacks on confinement: the confined server against its next start, an
       rmSync(userRoot, { recursive: true, force: true });
     });
 
-    it('the server is uid 65534 inside its user namespace; what it writes is the user\'s on the host', async () => {
+    it("the server is uid 65534 inside its user namespace; what it writes is the user's on the host", async () => {
       const who = await cli('call', 'spy', 'whoami');
       assert.equal(who.code, 0, who.stdout + who.stderr);
       assert.equal(answer(who.stdout).uid, CONFINED_ID, who.stdout);

@@ -66,7 +66,11 @@ describe('adversarial: memory, bounded for the process (serve runs scripts in wo
     return { serve, client, pid, baseline: rssMb(pid)! };
   };
   const nearBaseline = async (pid: number, baseline: number, what: string): Promise<void> => {
-    await waitFor(() => rssMb(pid)! <= baseline + SERVE_MARGIN_MB, 10_000, `serve's RSS back within ${SERVE_MARGIN_MB} MB of ${baseline.toFixed(0)} MB after ${what} (now ${rssMb(pid)?.toFixed(0)} MB)`);
+    await waitFor(
+      () => rssMb(pid)! <= baseline + SERVE_MARGIN_MB,
+      10_000,
+      `serve's RSS back within ${SERVE_MARGIN_MB} MB of ${baseline.toFixed(0)} MB after ${what} (now ${rssMb(pid)?.toFixed(0)} MB)`,
+    );
   };
 
   describe('serve --workers 1 --memory 32: huge ropes', () => {
@@ -212,7 +216,10 @@ describe('adversarial: memory, bounded for the process (serve runs scripts in wo
 
     for (const workers of ['2', '0']) {
       it(`when its stdin closes, within a few seconds after a catastrophe (stdio, --workers ${workers})`, async () => {
-        const serve = spawn(process.execPath, [BIN, 'serve', '--config', 'mcp.json', '--workers', workers, '--memory', '256'], { cwd: tmp.dir, stdio: ['pipe', 'pipe', 'pipe'] });
+        const serve = spawn(process.execPath, [BIN, 'serve', '--config', 'mcp.json', '--workers', workers, '--memory', '256'], {
+          cwd: tmp.dir,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         const exited = new Promise<number | null>((resolve) => serve.once('exit', resolve));
         try {
           const rpc = jsonRpc(serve);
@@ -243,7 +250,10 @@ describe('adversarial: memory, bounded for the process (serve runs scripts in wo
       let answered = 0;
       let status: number | null | 'running' = 'running';
       for (let attempt = 0; attempt < 5 && status === 'running'; attempt++) {
-        const answer = run(client, PARK).then(() => 'answered' as const, () => 'answered' as const);
+        const answer = run(client, PARK).then(
+          () => 'answered' as const,
+          () => 'answered' as const,
+        );
         const first = await Promise.race([answer, exited, new Promise<'running'>((r) => setTimeout(() => r('running'), 60_000))]);
         if (first === 'running') break;
         if (first === 'answered') answered++;

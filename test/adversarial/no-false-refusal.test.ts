@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { createHost, } from '../../src/host.js';
+import { createHost } from '../../src/host.js';
 import { isBerryError } from '../../src/common/errors.js';
 import type { LogEvent } from '../../src/bindings/log.js';
 import { ArgumentChecker } from '../../src/bindings/operations/arguments/argument-check.js';
@@ -34,7 +34,14 @@ const REFERENCE = ['everything', 'filesystem', 'memory'] as const;
 /** The arguments a model writes from a schema: each required property without a default, a plain value of its type. */
 function written(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return 'x';
-  const s = schema as Schema & { properties?: Record<string, unknown>; required?: string[]; enum?: unknown[]; anyOf?: unknown[]; items?: unknown; minItems?: number };
+  const s = schema as Schema & {
+    properties?: Record<string, unknown>;
+    required?: string[];
+    enum?: unknown[];
+    anyOf?: unknown[];
+    items?: unknown;
+    minItems?: number;
+  };
   if (Array.isArray(s.enum)) return s.enum[0];
   if (Array.isArray(s.anyOf)) return written(s.anyOf.find((b) => (b as Schema)['type'] !== 'null'));
   switch (Array.isArray(s.type) ? s.type[0] : s.type) {
@@ -47,7 +54,8 @@ function written(schema: unknown): unknown {
       return Array.from({ length: s.minItems ?? 0 }, () => written(s.items));
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const name of s.required ?? []) if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
+      for (const name of s.required ?? [])
+        if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
       return out;
     }
     default:
@@ -56,7 +64,12 @@ function written(schema: unknown): unknown {
 }
 
 /** What a model writes for a string of these formats. */
-const FORMATTED: Record<string, string> = { uri: 'https://example.com/', url: 'https://example.com/', 'date-time': '2026-12-04T10:00:00Z', email: 'a@example.com' };
+const FORMATTED: Record<string, string> = {
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  'date-time': '2026-12-04T10:00:00Z',
+  email: 'a@example.com',
+};
 
 /** The live tools/list of the reference servers, each written to dir/NAME.json as berry-mcp describes them. */
 async function listReferenceServers(dir: string): Promise<void> {
@@ -87,7 +100,11 @@ describe('adversarial: no false refusal of a working call', function () {
   this.timeout(90_000);
   let callLog = '';
   const logs: LogEvent[] = [];
-  const replay = (file: string): Record<string, unknown> => ({ command: process.execPath, args: [typedServerPath, `--tools-from=${file}`], env: { FIXTURE_CALL_LOG: callLog } });
+  const replay = (file: string): Record<string, unknown> => ({
+    command: process.execPath,
+    args: [typedServerPath, `--tools-from=${file}`],
+    env: { FIXTURE_CALL_LOG: callLog },
+  });
   const t = useTestHost(
     async (dir) => {
       callLog = join(dir, 'calls.log');
@@ -100,18 +117,29 @@ describe('adversarial: no false refusal of a working call', function () {
     },
     { options: { onLog: (event) => logs.push(event) } },
   );
-  const reached = (): { name: string; arguments: unknown }[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { name: string; arguments: unknown }) : []);
+  const reached = (): { name: string; arguments: unknown }[] =>
+    existsSync(callLog)
+      ? readFileSync(callLog, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as { name: string; arguments: unknown })
+      : [];
 
   /** Calls every `[tool, args]` and checks each reached the server as given. */
   async function allReach(server: string, calls: readonly (readonly [string, Record<string, unknown>])[]): Promise<void> {
     const before = reached().length;
     for (const [tool, args] of calls) {
-      await t.host.call({ server, tool, arguments: args }).catch((error: unknown) => assert.fail(`${server} ${tool} ${JSON.stringify(args)}: ${String(error)}`));
+      await t.host
+        .call({ server, tool, arguments: args })
+        .catch((error: unknown) => assert.fail(`${server} ${tool} ${JSON.stringify(args)}: ${String(error)}`));
     }
-    assert.deepEqual(reached().slice(before), calls.map(([name, args]) => ({ name, arguments: args })));
+    assert.deepEqual(
+      reached().slice(before),
+      calls.map(([name, args]) => ({ name, arguments: args })),
+    );
   }
 
-  it("Playwright MCP 0.0.83: browser_take_screenshot without scale (required, default \"css\") and every tool as a model writes it", async () => {
+  it('Playwright MCP 0.0.83: browser_take_screenshot without scale (required, default "css") and every tool as a model writes it', async () => {
     const { tools } = JSON.parse(readFileSync(PLAYWRIGHT, 'utf8')) as Listed;
     await allReach('playwright', [
       ['browser_take_screenshot', {}],
@@ -123,18 +151,28 @@ describe('adversarial: no false refusal of a working call', function () {
     ]);
   });
 
-  it('the 2026-07-28 suite\'s http-custom-headers: its own arguments, verbose: null included, as given', async () => {
+  it("the 2026-07-28 suite's http-custom-headers: its own arguments, verbose: null included, as given", async () => {
     const { context } = JSON.parse(readFileSync(CONFORMANCE, 'utf8')) as { context: { toolCalls: { name: string; arguments: Record<string, unknown> }[] } };
     assert.equal(context.toolCalls[1]?.arguments['verbose'], null);
-    await allReach('conformance', context.toolCalls.map((call) => [call.name, call.arguments] as const));
+    await allReach(
+      'conformance',
+      context.toolCalls.map((call) => [call.name, call.arguments] as const),
+    );
   });
 
   for (const server of REFERENCE) {
     it(`the reference ${server} server's tools, listed live: every tool as a model writes it`, async () => {
       const { tools } = JSON.parse(readFileSync(join(t.dir, `${server}.json`), 'utf8')) as Listed;
       assert.ok(tools.length >= 8, `${tools.length} tools`);
-      await allReach(server, tools.map((tool) => [tool.name, written(tool.inputSchema) as Record<string, unknown>] as const));
-      assert.deepEqual(logs.filter((e) => e.server === server && /cannot be checked/.test(e.message)), [], 'every schema is checked');
+      await allReach(
+        server,
+        tools.map((tool) => [tool.name, written(tool.inputSchema) as Record<string, unknown>] as const),
+      );
+      assert.deepEqual(
+        logs.filter((e) => e.server === server && /cannot be checked/.test(e.message)),
+        [],
+        'every schema is checked',
+      );
     });
   }
 
@@ -142,7 +180,11 @@ describe('adversarial: no false refusal of a working call', function () {
     const cli = playwrightCli();
     // Its artifacts and caches stay in the test's own folder.
     const own = join(t.dir, 'playwright');
-    const entry = { command: process.execPath, args: [cli, '--headless', '--isolated', `--output-dir=${join(own, 'out')}`], env: { TMPDIR: own, XDG_CACHE_HOME: join(own, 'cache') } };
+    const entry = {
+      command: process.execPath,
+      args: [cli, '--headless', '--isolated', `--output-dir=${join(own, 'out')}`],
+      env: { TMPDIR: own, XDG_CACHE_HOME: join(own, 'cache') },
+    };
     const host = t.open({ configPath: writeConfig(own, { pw: entry }) });
     const result = await host.call({ server: 'pw', tool: 'browser_take_screenshot', arguments: {} });
     // Without a browser the server says so itself: the call went out and came back.
@@ -191,7 +233,14 @@ describe('adversarial: the loosened argument check still refuses what is certain
   });
 
   it('oneOf read as anyOf still refuses a value no branch takes; a plain object still refuses a name it does not declare', async () => {
-    const tagged = object({ shape: { oneOf: [object({ kind: { const: 'circle' }, r: { type: 'number' } }, { required: ['kind'] }), object({ kind: { const: 'square' } }, { required: ['kind'] })] } });
+    const tagged = object({
+      shape: {
+        oneOf: [
+          object({ kind: { const: 'circle' }, r: { type: 'number' } }, { required: ['kind'] }),
+          object({ kind: { const: 'square' } }, { required: ['kind'] }),
+        ],
+      },
+    });
     assert.equal(await verdict(tagged, { shape: { kind: 'circle', r: 2 } }), undefined);
     assert.match((await verdict(tagged, { shape: { kind: 'hexagon' } })) ?? 'went out', /^arguments\.shape\.kind: expected "(circle|square)", got "hexagon"/);
     // A composition deeper down does not open the root: its unknown names are still refused.
@@ -200,7 +249,9 @@ describe('adversarial: the loosened argument check still refuses what is certain
   });
 
   it("a hostile schema changes nothing outside its copy: no prototype, not the tool's own schema", async () => {
-    const schema = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string","default":"x","polluted":true},"p":{"type":"string"}},"required":["__proto__","p"]}') as Schema;
+    const schema = JSON.parse(
+      '{"type":"object","properties":{"__proto__":{"type":"string","default":"x","polluted":true},"p":{"type":"string"}},"required":["__proto__","p"]}',
+    ) as Schema;
     const before = JSON.stringify(schema);
     assert.equal(await verdict(schema, { p: 'y' }), undefined, 'a defaulted __proto__ is not missing');
     assert.equal(await verdict(schema, {}), 'arguments.p: missing (required, expected string)');
@@ -215,7 +266,10 @@ describe('adversarial: the loosened argument check still refuses what is certain
     let deep: Schema = { type: 'string' };
     for (let i = 0; i < 300; i++) deep = object({ d: deep });
     assert.equal(await verdict(deep, { d: { d: 1 } }), undefined, 'goes out unchecked');
-    assert.ok(events.some((e) => e.server === 'hostile' && /cannot be checked \(nested deeper than 200 levels\)/.test(e.message)), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.server === 'hostile' && /cannot be checked \(nested deeper than 200 levels\)/.test(e.message)),
+      JSON.stringify(events),
+    );
     // 190 nested optional objects (each wrapped, so every ref through them is rewritten) and as
     // many refs to the bottom as 256 KB holds: each rewrite walks the whole path.
     let chain: Schema = { type: 'string' };
@@ -231,15 +285,23 @@ describe('adversarial: the loosened argument check still refuses what is certain
   });
 });
 
-describe('adversarial: the 2025-03-26 issuer fallback takes the server\'s own origin only', function () {
+describe("adversarial: the 2025-03-26 issuer fallback takes the server's own origin only", function () {
   this.timeout(60_000);
   const suite = faultSuite('berry-adv-issuer-');
   const signIn = (): Promise<unknown> => suite.hosts.open(suite.configPath, suite.freshTokenDir()).host.call({ server: 'docs', tool: 'whoami' });
   const cases: [string, string, RegExp][] = [
     ['another origin', 'prm=none&issuer=wrong', /names the issuer "http:\/\/other-issuer\.example\/", which is not on that origin/],
     ['https for an http origin', 'prm=none&issuer=https', /names the issuer "https:\/\/127\.0\.0\.1:\d+\/oauth", which is not on that origin/],
-    ['the origin as user info before another host', 'prm=none&issuer=userinfo', /names the issuer "http:\/\/127\.0\.0\.1:\d+@other-issuer\.example\/oauth", which is not on that origin/],
-    ['a path where the protected-resource metadata named the origin', 'issuer=path', /fetched for http:\/\/127\.0\.0\.1:\d+\/ names the issuer "http:\/\/127\.0\.0\.1:\d+\/oauth" \(RFC 8414/],
+    [
+      'the origin as user info before another host',
+      'prm=none&issuer=userinfo',
+      /names the issuer "http:\/\/127\.0\.0\.1:\d+@other-issuer\.example\/oauth", which is not on that origin/,
+    ],
+    [
+      'a path where the protected-resource metadata named the origin',
+      'issuer=path',
+      /fetched for http:\/\/127\.0\.0\.1:\d+\/ names the issuer "http:\/\/127\.0\.0\.1:\d+\/oauth" \(RFC 8414/,
+    ],
   ];
   for (const [what, fault, message] of cases) {
     it(`refuses ${what} before anything is registered`, async () => {

@@ -5,7 +5,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { type HttpServe, run, serveHttp, } from '../support/berry-serve.js';
+import { type HttpServe, run, serveHttp } from '../support/berry-serve.js';
 import { MODERN, modernHttp, modernMessages, modernMeta, modernTexts, postModern, resultOf, runModern } from '../support/berry-serve-modern.js';
 import { faultServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -216,7 +216,11 @@ describe('attacks: serve --http limits bound what one client or token holder hol
     // Asked about once (echo may write), then never settles.
     const code = "await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'x' } }); await new Promise(() => {});";
     const params = { name: 'run', arguments: { code, timeoutSeconds: 60 } };
-    const first = (await modernMessages(await postModern(serve.url, ALICE, { id: 1, method: 'tools/call', params: { ...params, _meta: modernMeta({ elicitation: { form: {} } }) } }))).at(-1)!;
+    const first = (
+      await modernMessages(
+        await postModern(serve.url, ALICE, { id: 1, method: 'tools/call', params: { ...params, _meta: modernMeta({ elicitation: { form: {} } }) } }),
+      )
+    ).at(-1)!;
     const asked = first['result'] as { resultType: string; inputRequests: Record<string, unknown>; requestState: string };
     assert.equal(asked.resultType, 'input_required');
     const [key] = Object.keys(asked.inputRequests);
@@ -243,8 +247,14 @@ describe('attacks: serve --http limits bound what one client or token holder hol
       assert.doesNotMatch(error.message, /short|alice-token/);
       return true;
     });
-    await assert.rejects(serveHttp(['--config', 'mcp.json', '--token-file', 'tokens'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: ONE_TOKEN } }), /--token-file and BERRY_SERVE_TOKEN both give tokens/);
-    await assert.rejects(serveHttp(['--config', 'mcp.json', '--max-concurrency', '4', '--max-client-concurrency', '5'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: ONE_TOKEN } }), /maxClientConcurrency \(serve --max-client-concurrency\) must be a whole number from 1 to maxConcurrency \(4\), got 5/);
+    await assert.rejects(
+      serveHttp(['--config', 'mcp.json', '--token-file', 'tokens'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: ONE_TOKEN } }),
+      /--token-file and BERRY_SERVE_TOKEN both give tokens/,
+    );
+    await assert.rejects(
+      serveHttp(['--config', 'mcp.json', '--max-concurrency', '4', '--max-client-concurrency', '5'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: ONE_TOKEN } }),
+      /maxClientConcurrency \(serve --max-client-concurrency\) must be a whole number from 1 to maxConcurrency \(4\), got 5/,
+    );
   });
 });
 
@@ -252,13 +262,28 @@ function initialize(url: string, token: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'more', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'more', version: '1' } },
+    }),
   });
 }
 
 /** Opens a subscriptions/listen stream and reads it up to its acknowledgement (left open until `signal` aborts), or reads the refusal. */
-async function listen(url: string, token: string, id: string, signal: AbortSignal): Promise<{ status: number; acknowledged?: boolean; error?: { message: string; data?: { code?: string } } }> {
-  const response = await postModern(url, token, { id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications: { toolsListChanged: true } } }, signal);
+async function listen(
+  url: string,
+  token: string,
+  id: string,
+  signal: AbortSignal,
+): Promise<{ status: number; acknowledged?: boolean; error?: { message: string; data?: { code?: string } } }> {
+  const response = await postModern(
+    url,
+    token,
+    { id, method: 'subscriptions/listen', params: { _meta: modernMeta(), notifications: { toolsListChanged: true } } },
+    signal,
+  );
   if (response.status !== 200) return { status: response.status, error: ((await response.json()) as { error: { message: string } }).error };
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   let buffered = '';

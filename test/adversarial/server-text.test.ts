@@ -114,12 +114,20 @@ describe('adversarial: what a server says is masked, bounded and checked before 
         const got = events.map((e) => [e.progress, e.total, e.message]);
         // The 2026 client's SDK already drops a notification with any bad field; the direct path leaves it to the gate.
         if (server === 'legacy') assert.deepEqual(got, normalized);
-        else for (const event of got) assert.ok(normalized.some((n) => JSON.stringify(n) === JSON.stringify(event)), JSON.stringify(got));
+        else
+          for (const event of got)
+            assert.ok(
+              normalized.some((n) => JSON.stringify(n) === JSON.stringify(event)),
+              JSON.stringify(got),
+            );
       });
 
       it(`${server}: a 2,000,000-character progress message is cut to its cap`, async () => {
         const events: ProgressEvent[] = [];
-        const notes = [{ progress: 1, message: `{{x:2000000}} {{env:${VAR}}}` }, { progress: 2, message: 'end' }];
+        const notes = [
+          { progress: 1, message: `{{x:2000000}} {{env:${VAR}}}` },
+          { progress: 2, message: 'end' },
+        ];
         await t.host.call({ server, tool: 'progress', arguments: { notes } }, { onProgress: (p) => events.push(p) });
         assert.equal(events[0]?.progress, 1, JSON.stringify(events).slice(0, 200));
         assert.ok(events[0]!.message!.length <= 1100, `${events[0]!.message!.length} characters`);
@@ -131,7 +139,13 @@ describe('adversarial: what a server says is masked, bounded and checked before 
           properties: {
             [`{{env:${VAR}}}`]: { type: 'string' },
             key: { type: 'string', title: `Key {{env:${VAR}}}`, description: `paste {{pct:${VAR}}}`, default: `{{env:${VAR}}}` },
-            pick: { type: 'string', oneOf: [{ const: 'a', title: `{{env:${VAR}}}` }, { const: 'b', title: 'b' }] },
+            pick: {
+              type: 'string',
+              oneOf: [
+                { const: 'a', title: `{{env:${VAR}}}` },
+                { const: 'b', title: 'b' },
+              ],
+            },
           },
         };
         const result = await t.host.call({ server, tool: 'ask', arguments: { message: `Confirm the deploy key {{env:${VAR}}}`, requestedSchema } });
@@ -154,7 +168,10 @@ describe('adversarial: what a server says is masked, bounded and checked before 
     }
 
     it('modern: 2,400 questions in one input_required round fail the call, none asked', async () => {
-      await assert.rejects(t.host.call({ server: 'modern', tool: 'ask', arguments: { count: 2400 } }), { code: 'MCP_INPUT_UNSUPPORTED', message: /2,400 questions/ });
+      await assert.rejects(t.host.call({ server: 'modern', tool: 'ask', arguments: { count: 2400 } }), {
+        code: 'MCP_INPUT_UNSUPPORTED',
+        message: /2,400 questions/,
+      });
       assert.equal(asked.length, 0);
     });
 
@@ -195,7 +212,10 @@ describe('adversarial: what a server says is masked, bounded and checked before 
       await second.describe({ server: 'legacy' });
       await second.close();
       const files = filesUnder(join(t.dir, 'catalogs'));
-      assert.ok(files.some((f) => f.endsWith('.observed.json')), files.join('\n'));
+      assert.ok(
+        files.some((f) => f.endsWith('.observed.json')),
+        files.join('\n'),
+      );
       for (const file of files) assert.ok(!leaks(readFileSync(file, 'utf8')), `${file} holds the secret`);
     });
   });

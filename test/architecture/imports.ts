@@ -48,7 +48,12 @@ export function importsOf(root: string, file: string): ImportEdge[] {
       const typeOnly = clause !== undefined && (clause.isTypeOnly || onlyTypeNames(clause));
       add(node.moduleSpecifier, typeOnly ? 'type' : 'static');
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
-      const typeOnly = node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly));
+      const typeOnly =
+        node.isTypeOnly ||
+        (node.exportClause !== undefined &&
+          ts.isNamedExports(node.exportClause) &&
+          node.exportClause.elements.length > 0 &&
+          node.exportClause.elements.every((e) => e.isTypeOnly));
       add(node.moduleSpecifier, typeOnly ? 'type' : 'static');
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0]) {
       add(node.arguments[0], 'dynamic');

@@ -91,7 +91,10 @@ describe('auth: berry-mcp auth (CLI)', function () {
     const out = await cli(['auth', 'docs', '--logout', '--config', configPath], xdg);
     assert.equal(out.code, 0, out.stderr);
     assert.match(out.stdout, /Signed out of "docs"/);
-    assert.deepEqual(readdirSync(join(xdg, 'berry', 'oauth')).filter((f) => f.endsWith('.json')), []);
+    assert.deepEqual(
+      readdirSync(join(xdg, 'berry', 'oauth')).filter((f) => f.endsWith('.json')),
+      [],
+    );
     const again = await cli(['auth', 'docs', '--logout', '--config', configPath], xdg);
     assert.match(again.stdout, /No stored sign-in for "docs"/);
     const stdio = await cli(['auth', 'local', '--config', configPath], xdg);

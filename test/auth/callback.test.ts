@@ -93,10 +93,16 @@ describe('auth: the onAuthorizationUrl callback', function () {
 
   it('authorize() refuses an entry with its own Authorization header, and a host without the callback', async () => {
     const host = open('static', (url) => browser(url));
-    await assert.rejects(host.authorize('static'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /own "Authorization" header/.test(error.message));
+    await assert.rejects(
+      host.authorize('static'),
+      (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /own "Authorization" header/.test(error.message),
+    );
     const quiet = createHost({ configPath, tokenDir: join(tmp.dir, 'quiet') });
     hosts.push(quiet);
-    await assert.rejects(quiet.authorize('docs'), (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /onAuthorizationUrl/.test(error.message));
+    await assert.rejects(
+      quiet.authorize('docs'),
+      (error: unknown) => isBerryError(error) && error.code === 'MCP_INVALID_ARGUMENT' && /onAuthorizationUrl/.test(error.message),
+    );
   });
 
   it('a server that refuses the token it just issued gets one sign-in, not a loop', async () => {
@@ -114,7 +120,7 @@ describe('auth: the onAuthorizationUrl callback', function () {
     assert.equal((await refusing.stats()).authorizations, 1);
   });
 
-  it('a refused sign-in (access_denied) is MCP_AUTH_REQUIRED with the server\'s reason', async () => {
+  it("a refused sign-in (access_denied) is MCP_AUTH_REQUIRED with the server's reason", async () => {
     const host = open('denied', (url) => browser(url));
     await assert.rejects(host.call({ server: 'denied', tool: 'whoami' }), (error: unknown) => {
       assert.ok(isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED', String(error));

@@ -8,13 +8,14 @@ describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function
   const suite = faultSuite('berry-auth-mixup-');
   const signIn = (): Promise<unknown> => suite.hosts.open(suite.configPath, suite.freshTokenDir()).host.call({ server: 'docs', tool: 'whoami' });
   const fault = suite.fault;
-  const mismatch = (pattern: RegExp) => (error: unknown): true => {
-    assert.ok(isBerryError(error), String(error));
-    assert.equal(error.code, 'MCP_AUTH_ISSUER_MISMATCH', error.message);
-    assert.match(error.message, pattern);
-    return true;
-  };
-
+  const mismatch =
+    (pattern: RegExp) =>
+    (error: unknown): true => {
+      assert.ok(isBerryError(error), String(error));
+      assert.equal(error.code, 'MCP_AUTH_ISSUER_MISMATCH', error.message);
+      assert.match(error.message, pattern);
+      return true;
+    };
 
   it('metadata naming another issuer is refused before anything is registered', async () => {
     await fault('issuer=wrong');
@@ -56,7 +57,7 @@ describe('auth: OAuth mix-up defences (RFC 8414 issuer, RFC 9207 iss)', function
     assert.equal((await suite.fixture.stats()).registrations, before.registrations + 1);
   });
 
-  it('that issuer is the one the redirect\'s iss must name (RFC 9207)', async () => {
+  it("that issuer is the one the redirect's iss must name (RFC 9207)", async () => {
     await fault('prm=none&issuer=path&iss=right');
     assert.match(firstText((await signIn()) as { content?: unknown[] }), /read/);
     await suite.hosts.closeAll();

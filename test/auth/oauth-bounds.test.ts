@@ -15,7 +15,6 @@ import { firstText } from './helpers.js';
  */
 const RSS_SLACK = 32 * 1024 * 1024;
 
-
 function expectCode(code: string, endpoint: string): (error: unknown) => true {
   return (error: unknown) => {
     assert.ok(isBerryError(error), String(error));
@@ -60,7 +59,9 @@ describe('auth: every OAuth response is bounded in size and time', function () {
       await fault(`endless=${kind}`);
       const { host } = hosts.open(suite.configPath, freshTokenDir());
       const started = Date.now();
-      await boundedRss(() => assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_AUTH_RESPONSE_TOO_LARGE', `${suite.fixture.base}${path}`)));
+      await boundedRss(() =>
+        assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_AUTH_RESPONSE_TOO_LARGE', `${suite.fixture.base}${path}`)),
+      );
       assert.ok(Date.now() - started < 15_000, `took ${Date.now() - started} ms`);
     });
   }
@@ -96,7 +97,9 @@ describe('auth: every OAuth response is bounded in size and time', function () {
     // Past half the 3 s lifetime the token is refreshed before the request: no person is there.
     await new Promise((resolve) => setTimeout(resolve, 1700));
     const { host } = hosts.open(suite.configPath, tokenDir, false);
-    await boundedRss(() => assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_AUTH_RESPONSE_TOO_LARGE', `${suite.fixture.base}/token`)));
+    await boundedRss(() =>
+      assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_AUTH_RESPONSE_TOO_LARGE', `${suite.fixture.base}/token`)),
+    );
     assert.equal(storedRefresh(), refreshToken, 'a failed refresh keeps the refresh token for the next try');
     await fault('');
     const before = await suite.fixture.stats();
@@ -109,7 +112,10 @@ describe('auth: every OAuth response is bounded in size and time', function () {
     await fault('slow=metadata');
     const { host } = hosts.open(suite.configPath, freshTokenDir());
     const started = Date.now();
-    await assert.rejects(host.call({ server: 'docs', tool: 'whoami' }), expectCode('MCP_TIMEOUT', `${suite.fixture.base}/.well-known/oauth-authorization-server`));
+    await assert.rejects(
+      host.call({ server: 'docs', tool: 'whoami' }),
+      expectCode('MCP_TIMEOUT', `${suite.fixture.base}/.well-known/oauth-authorization-server`),
+    );
     const took = Date.now() - started;
     assert.ok(took >= OAUTH_REQUEST_TIMEOUT_MS - 100 && took < OAUTH_REQUEST_TIMEOUT_MS + 10_000, `took ${took} ms`);
   });
@@ -143,10 +149,13 @@ describe('auth: every OAuth response is bounded in size and time', function () {
     assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
     const abort = new AbortController();
     setTimeout(() => abort.abort(), 100);
-    await assert.rejects(fetchFn(`${suite.fixture.base}/token`, { method: 'POST', signal: abort.signal }), expectCode('MCP_CANCELLED', `${suite.fixture.base}/token`));
+    await assert.rejects(
+      fetchFn(`${suite.fixture.base}/token`, { method: 'POST', signal: abort.signal }),
+      expectCode('MCP_CANCELLED', `${suite.fixture.base}/token`),
+    );
   });
 
-  it("the authorization server's OAuth error reaches the caller (not \"Raw body: [object Response]\")", async () => {
+  it('the authorization server\'s OAuth error reaches the caller (not "Raw body: [object Response]")', async () => {
     const config = writeConfig(join(suite.dir, 'bot'), {
       bot: { url: suite.fixture.url, oauth: { grant: 'client_credentials', clientId: 'nobody', clientSecret: 'wrong-secret' } },
     });

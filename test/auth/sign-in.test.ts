@@ -46,9 +46,7 @@ describe('auth: sign-in against a real authorization server', function () {
 
   it('a script sees MCP_AUTH_REQUIRED with a message it can relay', async () => {
     const { host } = open(false);
-    const record = await host.run(
-      'try { await tools.mcp_call({ server: "docs", tool: "whoami" }); } catch (e) { text(e.code + " " + e.message); }',
-    );
+    const record = await host.run('try { await tools.mcp_call({ server: "docs", tool: "whoami" }); } catch (e) { text(e.code + " " + e.message); }');
     assert.equal(record.ok, true, JSON.stringify(record));
     assert.match(JSON.stringify(record.outputs), /MCP_AUTH_REQUIRED .*berry-mcp auth docs/);
   });
@@ -182,7 +180,10 @@ describe('auth: sign-in against a real authorization server', function () {
     assert.deepEqual([...result.scopes].sort(), ['offline_access', 'read']);
     assert.ok(result.expiresAt! > Date.now());
     assert.equal(await host.logout('docs'), true);
-    assert.deepEqual(readdirSync(tokenDir).filter((f) => f.endsWith('.json')), []);
+    assert.deepEqual(
+      readdirSync(tokenDir).filter((f) => f.endsWith('.json')),
+      [],
+    );
     const quiet = open(false);
     assert.equal((await quiet.host.list()).servers[0]!.status, 'auth_required');
   });

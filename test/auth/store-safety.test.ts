@@ -28,8 +28,14 @@ function unsafe(path: string, problem: RegExp): (error: unknown) => true {
 async function refusedEverywhere(machine: Machine, dir: string, path: string, problem: RegExp): Promise<void> {
   const store = new TokenStore(machine, dir, URL_);
   await assert.rejects(store.read(), unsafe(path, problem));
-  await assert.rejects(store.update((r) => ({ ...r, client: { client_id: 'c' } })), unsafe(path, problem));
-  await assert.rejects(store.withLock(async () => 'in'), (error: unknown) => isBerryError(error) && error.code === 'MCP_TOKEN_STORE_UNSAFE');
+  await assert.rejects(
+    store.update((r) => ({ ...r, client: { client_id: 'c' } })),
+    unsafe(path, problem),
+  );
+  await assert.rejects(
+    store.withLock(async () => 'in'),
+    (error: unknown) => isBerryError(error) && error.code === 'MCP_TOKEN_STORE_UNSAFE',
+  );
 }
 
 describe('auth: the token store refuses what its user did not make', () => {
@@ -83,7 +89,10 @@ describe('auth: the token store refuses what its user did not make', () => {
     writeFileSync(victim, content, { mode: 0o600 });
     symlinkSync(victim, store.path);
     await assert.rejects(store.read(), unsafe(store.path, /symbolic link/));
-    await assert.rejects(store.update((r) => ({ ...r, client: { client_id: 'c' } })), unsafe(store.path, /symbolic link/));
+    await assert.rejects(
+      store.update((r) => ({ ...r, client: { client_id: 'c' } })),
+      unsafe(store.path, /symbolic link/),
+    );
     assert.equal(readFileSync(victim, 'utf8'), content, 'the link target is untouched');
     // Logout removes the link itself, never what it points to.
     assert.equal(await store.remove(), true);
@@ -101,7 +110,10 @@ describe('auth: the token store refuses what its user did not make', () => {
     chmodSync(store.path, 0o600);
     chownSync(store.path, OTHER_UID, OTHER_UID);
     await assert.rejects(store.read(), unsafe(store.path, /owned by uid 65534/));
-    await assert.rejects(store.update((r) => r), unsafe(store.path, /owned by uid 65534/));
+    await assert.rejects(
+      store.update((r) => r),
+      unsafe(store.path, /owned by uid 65534/),
+    );
   });
 });
 
@@ -166,7 +178,10 @@ describe('auth: the token store over SSH refuses what its user did not make', fu
       // A symlink at the token path, made by the remote user themselves.
       await sshd.exec(`rm -f '${store.path}' && ln -s /etc/passwd '${store.path}'`);
       await assert.rejects(store.read(), unsafe(store.path, /symbolic link/));
-      await assert.rejects(store.update((r) => r), unsafe(store.path, /symbolic link/));
+      await assert.rejects(
+        store.update((r) => r),
+        unsafe(store.path, /symbolic link/),
+      );
     } finally {
       await sshd.exec(`rm -rf '${own}'`);
     }

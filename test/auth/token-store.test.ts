@@ -75,6 +75,9 @@ describe('auth/token-store and lock', () => {
   it('gives up on a live lock after waitMs', async () => {
     const lock = join(tmp.dir, 'y.lock');
     writeFileSync(lock, JSON.stringify({ owner: 'other', at: Date.now() }));
-    await assert.rejects(withFileLock(machine, lock, async () => 'never', { waitMs: 200 }), /held the sign-in lock/);
+    await assert.rejects(
+      withFileLock(machine, lock, async () => 'never', { waitMs: 200 }),
+      /held the sign-in lock/,
+    );
   });
 });

@@ -7,7 +7,17 @@ const tool = (meta?: unknown): Tool => ({ name: 't', inputSchema: { type: 'objec
 
 describe('mcp/catalog/app-visibility', () => {
   it('a tool with no visibility gets the default, ["model", "app"]; a list with "model" is the model\'s', () => {
-    for (const meta of [undefined, {}, { ui: null }, { ui: {} }, { ui: { visibility: null } }, { ui: { resourceUri: 'ui://x' } }, { ui: { visibility: ['model'] } }, { ui: { visibility: ['app', 'model'] } }, { ui: { visibility: ['model', 'future'] } }]) {
+    for (const meta of [
+      undefined,
+      {},
+      { ui: null },
+      { ui: {} },
+      { ui: { visibility: null } },
+      { ui: { resourceUri: 'ui://x' } },
+      { ui: { visibility: ['model'] } },
+      { ui: { visibility: ['app', 'model'] } },
+      { ui: { visibility: ['model', 'future'] } },
+    ]) {
       assert.equal(appHiding(tool(meta)), undefined, JSON.stringify(meta));
     }
   });
@@ -16,7 +26,15 @@ describe('mcp/catalog/app-visibility', () => {
     for (const visibility of [['app'], [], ['Model'], ['app', 'agent'], [' model'], [['model']]]) {
       assert.equal(appHiding(tool({ ui: { visibility } })), 'app-only', JSON.stringify(visibility));
     }
-    for (const meta of [{ ui: 'app' }, { ui: [] }, { ui: 1 }, { ui: true }, { ui: { visibility: 'model' } }, { ui: { visibility: { 0: 'model' } } }, { ui: { visibility: 0 } }]) {
+    for (const meta of [
+      { ui: 'app' },
+      { ui: [] },
+      { ui: 1 },
+      { ui: true },
+      { ui: { visibility: 'model' } },
+      { ui: { visibility: { 0: 'model' } } },
+      { ui: { visibility: 0 } },
+    ]) {
       assert.equal(appHiding(tool(meta)), 'malformed', JSON.stringify(meta));
     }
   });

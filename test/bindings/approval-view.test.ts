@@ -20,7 +20,10 @@ describe('approval view', () => {
     const b = show({ a: { b: 'q', y: [true, null, { c: 2, d: 'x' }] }, z: 1 });
     assert.ok(a.ok && b.ok);
     assert.equal(a.body, b.body);
-    assert.equal(a.body, 'arguments (2):\n  "a": {"b": "q", "y": [true, null, {"c": 2, "d": "x"}]}\n  "z": 1\nannotations: none (the server does not say it only reads)');
+    assert.equal(
+      a.body,
+      'arguments (2):\n  "a": {"b": "q", "y": [true, null, {"c": 2, "d": "x"}]}\n  "z": 1\nannotations: none (the server does not say it only reads)',
+    );
   });
 
   it('shows what is sent: undefined members dropped, toJSON applied', () => {
@@ -38,10 +41,7 @@ describe('approval view', () => {
   });
 
   it('escapes newlines, ANSI, C1, bidi and zero-width characters in keys, values and the tool name', () => {
-    const view = showApproval(
-      { server: 's', tool: 'ev\u001b[2Jil', arguments: { 'a\nb': 'x\u001b]8;;http://e\u0007y\u009b\u202ez\u200b\u2028' } },
-      4000,
-    );
+    const view = showApproval({ server: 's', tool: 'ev\u001b[2Jil', arguments: { 'a\nb': 'x\u001b]8;;http://e\u0007y\u009b\u202ez\u200b\u2028' } }, 4000);
     assert.ok(view.ok);
     assert.equal(view.title, 's/ev\\u001b[2Jil');
     assert.match(view.body, /"a\\nb": "x\\u001b\]8;;http:\/\/e\\u0007y\\u009b\\u202ez\\u200b\\u2028"/);

@@ -28,11 +28,13 @@ describe('approval hook', function () {
     },
   );
 
-  const refused = (pattern: RegExp) => (error: unknown): boolean => {
-    assert.ok(isBerryError(error) && error.code === 'MCP_CALL_REFUSED', String(error));
-    assert.match(error.message, pattern);
-    return true;
-  };
+  const refused =
+    (pattern: RegExp) =>
+    (error: unknown): boolean => {
+      assert.ok(isBerryError(error) && error.code === 'MCP_CALL_REFUSED', String(error));
+      assert.match(error.message, pattern);
+      return true;
+    };
 
   it('does not ask for a readOnlyHint tool', async () => {
     asked.length = 0;
@@ -50,13 +52,19 @@ describe('approval hook', function () {
 
   it('refuses with MCP_CALL_REFUSED and sends nothing', async () => {
     answer = async () => false;
-    await assert.rejects(t.host.call({ server: 'fault', tool: 'add_tool', arguments: { name: 'sneaky' } }), refused(/was refused: the approval hook refused it\. Nothing was sent/));
+    await assert.rejects(
+      t.host.call({ server: 'fault', tool: 'add_tool', arguments: { name: 'sneaky' } }),
+      refused(/was refused: the approval hook refused it\. Nothing was sent/),
+    );
     answer = async () => ({ approved: false, reason: 'writes are off today' });
     await assert.rejects(t.host.call({ server: 'fault', tool: 'add_tool', arguments: { name: 'sneaky' } }), refused(/refused: writes are off today/));
     answer = async () => {
       throw new Error('no terminal');
     };
-    await assert.rejects(t.host.call({ server: 'fault', tool: 'add_tool', arguments: { name: 'sneaky' } }), refused(/the approval hook failed \(no terminal\)/));
+    await assert.rejects(
+      t.host.call({ server: 'fault', tool: 'add_tool', arguments: { name: 'sneaky' } }),
+      refused(/the approval hook failed \(no terminal\)/),
+    );
     answer = async () => true;
     const described = (await t.host.describe({ server: 'fault' })) as ServerDescription;
     assert.equal(described.tools['sneaky'], undefined);

@@ -27,7 +27,13 @@ describe('arguments checked against inputSchema before sending', function () {
     { options: { onLog: (event) => logs.push(event) } },
   );
 
-  const called = (): string[] => (existsSync(callLog) ? readFileSync(callLog, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { name: string }).name) : []);
+  const called = (): string[] =>
+    existsSync(callLog)
+      ? readFileSync(callLog, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => (JSON.parse(l) as { name: string }).name)
+      : [];
 
   /** The one-line problem of a refused call (the part after "was not called: "). */
   async function refusal(server: string, tool: string, args: Record<string, unknown>): Promise<string> {
@@ -83,8 +89,16 @@ describe('arguments checked against inputSchema before sending', function () {
       { label: 'x', options: { deep: true, extra: 'y' } },
     ];
     for (const args of accepted) await t.host.call({ server: 'typed', tool: 'loose', arguments: args });
-    const log = readFileSync(callLog, 'utf8').split('\n').filter(Boolean).slice(before).map((l) => JSON.parse(l) as { arguments: unknown });
-    assert.deepEqual(log.map((l) => l.arguments), accepted, 'each reached the server as given');
+    const log = readFileSync(callLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .slice(before)
+      .map((l) => JSON.parse(l) as { arguments: unknown });
+    assert.deepEqual(
+      log.map((l) => l.arguments),
+      accepted,
+      'each reached the server as given',
+    );
     await t.host.call({ server: 'typed', tool: 'shapes', arguments: { when: 'tomorrow' } });
   });
 
@@ -125,7 +139,10 @@ describe('arguments checked against inputSchema before sending', function () {
     const reports = logs.filter((e) => e.message.includes('"broken_schema"'));
     assert.equal(reports.length, 1, JSON.stringify(reports));
     assert.equal(reports[0]!.kind, 'error');
-    assert.match(reports[0]!.message, /^the inputSchema of tool "broken_schema" cannot be checked \(type must be JSONType or JSONType\[\]: strin\); its calls go out unchecked$/);
+    assert.match(
+      reports[0]!.message,
+      /^the inputSchema of tool "broken_schema" cannot be checked \(type must be JSONType or JSONType\[\]: strin\); its calls go out unchecked$/,
+    );
   });
 
   it('leaves a schema over 256 KB unchecked, said once', async () => {
@@ -153,7 +170,10 @@ describe('arguments checked against inputSchema before sending', function () {
     );
     assert.equal(record.ok, true, JSON.stringify(record.error));
     assert.deepEqual(record.outputs, [
-      { type: 'text', text: 'MCP_INVALID_ARGUMENT Tool "add" of server "typed" was not called: arguments.b: expected number, got "40" (string). Nothing was sent; mcp_describe shows the argument types.' },
+      {
+        type: 'text',
+        text: 'MCP_INVALID_ARGUMENT Tool "add" of server "typed" was not called: arguments.b: expected number, got "40" (string). Nothing was sent; mcp_describe shows the argument types.',
+      },
     ]);
   });
 });

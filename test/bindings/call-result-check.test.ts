@@ -15,7 +15,13 @@ function outcome(result: { value?: unknown; issues?: readonly unknown[] | undefi
 const FAST: unknown[] = [
   { content: [{ type: 'text', text: 'Echo: bench' }] },
   { content: [] },
-  { content: [{ type: 'text', text: '' }, { text: 'b', type: 'text' }], isError: true },
+  {
+    content: [
+      { type: 'text', text: '' },
+      { text: 'b', type: 'text' },
+    ],
+    isError: true,
+  },
   { content: [{ type: 'text', text: 'x' }], structuredContent: { n: 1, list: [1, 'a'] } },
   { content: [{ type: 'text', text: 'x' }], structuredContent: 'not an object', isError: false },
 ];

@@ -44,7 +44,13 @@ describe('closest names', () => {
   it('orders candidates closest first, containment counting as close', () => {
     assert.deepEqual(closestFirst('list_dir', ['read_file', 'list_directory', 'list_allowed']).slice(0, 1), ['list_directory']);
     assert.equal(nameList('x', []), '(none)');
-    assert.match(nameList('t', Array.from({ length: 25 }, (_, i) => `t${i}`)), / and 5 more$/);
+    assert.match(
+      nameList(
+        't',
+        Array.from({ length: 25 }, (_, i) => `t${i}`),
+      ),
+      / and 5 more$/,
+    );
   });
 });
 
@@ -57,10 +63,16 @@ describe('list pages', () => {
 
   it('follows cursors, drops duplicates, stops at the page cap', async () => {
     const three = pages(3);
-    const listed = await listAllPages(async (c) => three.get(c)!, (x) => x);
+    const listed = await listAllPages(
+      async (c) => three.get(c)!,
+      (x) => x,
+    );
     assert.deepEqual(listed, { items: ['i0', 'dup', 'i1', 'i2'], truncated: false });
     const many = pages(80);
-    const capped = await listAllPages(async (c) => many.get(c)!, (x) => x);
+    const capped = await listAllPages(
+      async (c) => many.get(c)!,
+      (x) => x,
+    );
     assert.equal(capped.truncated, true);
     assert.equal(capped.items.length, 51);
   });
@@ -74,6 +86,9 @@ describe('list pages', () => {
     };
     assert.equal((await listAllPages(flaky, (x) => x)).items.length, 4);
     rejections = 2;
-    await assert.rejects(listAllPages(flaky, (x) => x), (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams);
+    await assert.rejects(
+      listAllPages(flaky, (x) => x),
+      (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams,
+    );
   });
 });

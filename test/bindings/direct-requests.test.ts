@@ -29,7 +29,12 @@ describe('direct tools/call on a 2025-era stdio connection', function () {
     { create: createMcpHost, options: { configPath: 'mcp.json' } },
   );
   const raw = (server: string, line: string) => t.host.call({ server, tool: 'reply_raw', arguments: { line } });
-  const cancelled = (): string[] => (existsSync(cancelLog) ? readFileSync(cancelLog, 'utf8').split('\n').filter((line) => line.startsWith('cancelled')) : []);
+  const cancelled = (): string[] =>
+    existsSync(cancelLog)
+      ? readFileSync(cancelLog, 'utf8')
+          .split('\n')
+          .filter((line) => line.startsWith('cancelled'))
+      : [];
   const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
 
   it('goes out with an id the SDK never issues, and leaves the SDK its own requests', async () => {

@@ -104,7 +104,10 @@ describe('tool filters and names come from the entry of each operation', functio
       // Progress and errors of a call name the entry it was made through.
       const events: ProgressEvent[] = [];
       await host.call({ server: other, tool: 'progress', arguments: { steps: 2, intervalMs: 200 } }, { onProgress: (e) => events.push(e) });
-      assert.deepEqual(events.map((e) => e.server), [other, other]);
+      assert.deepEqual(
+        events.map((e) => e.server),
+        [other, other],
+      );
       const ac = new AbortController();
       const sleeping = host.call({ server: other, tool: 'sleep', arguments: { ms: 10_000 } }, { signal: ac.signal });
       setTimeout(() => ac.abort(), 100);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent } from '../../src/bindings/index.js';
 import { ServerStartError, isBerryError } from '../../src/common/errors.js';
 import { faultEntry, whoami } from '../support/fixture-servers.js';
 import { childPidsOf, processAlive } from '../support/processes.js';
@@ -72,10 +72,7 @@ describe('faults of stdio servers', function () {
     const started = Date.now();
     const seen: number[] = [];
     await assert.rejects(
-      t.host.call(
-        { server: 'slow', tool: 'progress', arguments: { steps: 100, intervalMs: 400 } },
-        { onProgress: (p) => seen.push(p.progress) },
-      ),
+      t.host.call({ server: 'slow', tool: 'progress', arguments: { steps: 100, intervalMs: 400 } }, { onProgress: (p) => seen.push(p.progress) }),
       (error: unknown) => {
         assert.ok(isBerryError(error) && error.code === 'MCP_TIMEOUT', String(error));
         assert.match(error.message, /hard deadline of 10 s/);

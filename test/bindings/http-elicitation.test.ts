@@ -90,10 +90,12 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
   it("a call's own onElicitation answers in place of the host's; with another caller's call in flight an unrelated request is declined", async () => {
     const events: LogEvent[] = [];
     const asked: string[] = [];
-    const handler = (name: string): ElicitationHandler => async () => {
-      asked.push(name);
-      return { action: 'accept', content: { name } };
-    };
+    const handler =
+      (name: string): ElicitationHandler =>
+      async () => {
+        asked.push(name);
+        return { action: 'accept', content: { name } };
+      };
     const host = hostWith(handler('host'), events);
     const mine = handler('mine');
     const call = () => host.call({ server: 'fixture', tool: 'elicit', arguments: {} }, { onElicitation: mine });
@@ -119,11 +121,7 @@ describe('elicitation (server-initiated elicitation/create over HTTP)', function
     assert.deepEqual(await elicit(host, 'url'), { action: 'accept' });
     const params = seen[0];
     assert.ok(params && params.mode === 'url');
-    assert.deepEqual([params.url, params.message, params.elicitationId], [
-      'https://example.com/sign-in',
-      'Sign in to the fixture',
-      'fixture-1',
-    ]);
+    assert.deepEqual([params.url, params.message, params.elicitationId], ['https://example.com/sign-in', 'Sign in to the fixture', 'fixture-1']);
   });
 
   describe('the GET event stream, where the server sends requests outside any POST', () => {

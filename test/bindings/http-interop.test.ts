@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent } from '../../src/bindings/index.js';
 import { isBerryError, type BerryErrorCode } from '../../src/common/errors.js';
 import { type HttpFixture, startHttpFixture } from '../support/fixture-servers.js';
 import { useTestHost } from '../support/test-host.js';
@@ -146,7 +146,10 @@ describe('Streamable HTTP as real servers speak it', function () {
     const inits = initialized('main');
     const inFlight = t.host.call({ server: 'main', tool: 'sleep', arguments: { ms: 400 } });
     const message = await rejectsWith(t.host.call({ server: 'main', tool: 'http_status', arguments: { status: 500 } }), 'MCP_PROTOCOL_ERROR');
-    assert.match(message, /answered HTTP 500 Internal Server Error to POST \(the server failed.*: fixture error 500\. This call failed; the connection stays open/);
+    assert.match(
+      message,
+      /answered HTTP 500 Internal Server Error to POST \(the server failed.*: fixture error 500\. This call failed; the connection stays open/,
+    );
     assert.equal(textOf(await inFlight), 'slept 400');
     assert.equal(textOf(await t.host.call({ server: 'main', tool: 'echo', arguments: { text: 'after' } })), 'after');
     assert.equal(initialized('main'), inits, 'same connection');

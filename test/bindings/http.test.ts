@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry, type HttpFixture, type PortFixture, startEverythingHttp, startHttpFixture } from '../support/fixture-servers.js';
 import { closedPort } from '../support/network.js';
@@ -107,10 +107,7 @@ describe('Streamable HTTP servers', function () {
 
   it('progress over HTTP reaches the callback and resets the timeout', async () => {
     const seen: number[] = [];
-    await t.host.call(
-      { server: 'slow', tool: 'progress', arguments: { steps: 4, intervalMs: 400 } },
-      { onProgress: (p) => seen.push(p.progress) },
-    );
+    await t.host.call({ server: 'slow', tool: 'progress', arguments: { steps: 4, intervalMs: 400 } }, { onProgress: (p) => seen.push(p.progress) });
     assert.deepEqual(seen, [1, 2, 3, 4]);
   });
 

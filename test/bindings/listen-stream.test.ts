@@ -11,13 +11,16 @@ describe('subscriptions/listen a server keeps refusing', function () {
   this.timeout(30_000);
   let http: PortFixture;
   const logs: LogEvent[] = [];
-  const t = useTestHost(async () => {
-    http = await startV2Http(['--modern-only', '--no-subscriptions']);
-    return {
-      web: { url: http.url },
-      pipe: { command: process.execPath, args: [v2ServerPath, '--modern-only', '--no-subscriptions'] },
-    };
-  }, { options: { onLog: (event) => logs.push(event) } });
+  const t = useTestHost(
+    async () => {
+      http = await startV2Http(['--modern-only', '--no-subscriptions']);
+      return {
+        web: { url: http.url },
+        pipe: { command: process.execPath, args: [v2ServerPath, '--modern-only', '--no-subscriptions'] },
+      };
+    },
+    { options: { onLog: (event) => logs.push(event) } },
+  );
   after(async () => http?.close());
 
   for (const server of ['web', 'pipe']) {

@@ -21,7 +21,24 @@ import { writeConfig } from '../support/write-config.js';
 const GRAPH =
   '{ entities: { name: string; entityType: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string; weight: number }[]; cursor?: string }';
 /** Every string and number the fixture's results hold: none may reach a saved file. */
-const RESULT_VALUES = ['Alice-Secret-Name', 'Bob-Private', 'likes-hidden-tea', '918273645', 'knows', 'person', '0.7371', 'cursor-token-5531', '77123', '3.25', 'private.txt', 'Carol-Hidden', 'Dave-Hidden', 'user-83721', 'dave@example.com', 'undeclared-extra'];
+const RESULT_VALUES = [
+  'Alice-Secret-Name',
+  'Bob-Private',
+  'likes-hidden-tea',
+  '918273645',
+  'knows',
+  'person',
+  '0.7371',
+  'cursor-token-5531',
+  '77123',
+  '3.25',
+  'private.txt',
+  'Carol-Hidden',
+  'Dave-Hidden',
+  'user-83721',
+  'dave@example.com',
+  'undeclared-extra',
+];
 
 describe('output types learned from results', function () {
   this.timeout(60_000);
@@ -65,7 +82,12 @@ describe('output types learned from results', function () {
       let deep: unknown = 'leaf';
       for (let i = 0; i < 20; i++) deep = { d: deep };
       assert.match(text(deep), /\{ d: unknown \}/);
-      const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`field${String.fromCharCode(97 + (i % 26))}${i}`, Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`inner${j}x`, { x: 1 }]))]));
+      const wide = Object.fromEntries(
+        Array.from({ length: 30 }, (_, i) => [
+          `field${String.fromCharCode(97 + (i % 26))}${i}`,
+          Object.fromEntries(Array.from({ length: 30 }, (_, j) => [`inner${j}x`, { x: 1 }])),
+        ]),
+      );
       assert.ok(JSON.stringify(inferShape(wide)).length <= MAX_SHAPE_BYTES);
     });
 
@@ -77,7 +99,14 @@ describe('output types learned from results', function () {
       assert.doesNotMatch(JSON.stringify(masked), /Key-Secret/);
       const plain = inferShape({ a: { b: [{ c: 1 }] } });
       assert.equal(maskKeys(plain, mask), plain, 'nothing to mask: the same shape');
-      const file = { format: 1, catalog: 'c1', tools: [['t', 2, 'structuredContent', shape], ['Key-Secret-77', 1, 'text', 'string']] };
+      const file = {
+        format: 1,
+        catalog: 'c1',
+        tools: [
+          ['t', 2, 'structuredContent', shape],
+          ['Key-Secret-77', 1, 'text', 'string'],
+        ],
+      };
       const read = parseObserved(file, 'c1', mask);
       assert.deepEqual([...read.keys()], ['t'], 'a tool whose name holds a secret is dropped');
       assert.doesNotMatch(JSON.stringify([...read.values()]), /Key-Secret/);
@@ -127,13 +156,19 @@ describe('output types learned from results', function () {
       await host.call({ server: 'typed', tool: 'declared', arguments: {} });
       await host.call({ server: 'typed', tool: 'users_by_id', arguments: {} });
       assert.equal((await describeTool(host, 'read_graph')).returns, `(observed over 3 calls) ${GRAPH}`);
-      assert.equal((await describeTool(host, 'search_text')).returns, '(observed over 1 call, JSON in content[0].text) { hits: { path: string; score: number }[]; total: number }');
+      assert.equal(
+        (await describeTool(host, 'search_text')).returns,
+        '(observed over 1 call, JSON in content[0].text) { hits: { path: string; score: number }[]; total: number }',
+      );
       const declared = await describeTool(host, 'declared');
       assert.equal(declared.returns, undefined);
       assert.equal(declared.structuredContent, '{ count: number }');
       const server = (await host.describe({ server: 'typed' })) as ServerDescription;
       assert.equal(server.tools['read_graph'], `({ page?: number }) returns (observed over 3 calls) ${GRAPH} — The knowledge graph (page 2 adds a cursor).`);
-      assert.equal(server.tools['users_by_id'], '() returns (observed over 1 call) { users: { [key: string]: { name: string; admin: boolean } } } — A map keyed by user ids and e-mail addresses.');
+      assert.equal(
+        server.tools['users_by_id'],
+        '() returns (observed over 1 call) { users: { [key: string]: { name: string; admin: boolean } } } — A map keyed by user ids and e-mail addresses.',
+      );
       assert.equal(server.tools['declared'], '() => { count: number } — Declares an outputSchema.');
       const typings = await host.typings({ server: 'typed' });
       assert.match(typings, /\/\*\* observed over 3 calls \*\/\n\s+structured: BerryMcp\.Generated\.Typed\.ReadGraph\.Observed\.Returns;/);
@@ -169,7 +204,8 @@ describe('output types learned from results', function () {
       const host = newHost();
       const [alice, bob] = [{}, {}];
       await host.call({ server: 'typed', tool: 'search_text', arguments: { query: 'a' } }, { client: alice });
-      const seen = async (client?: object): Promise<string | undefined> => ((await host.describe({ server: 'typed', tool: 'search_text' }, client ? { client } : {})) as ToolDescription).returns;
+      const seen = async (client?: object): Promise<string | undefined> =>
+        ((await host.describe({ server: 'typed', tool: 'search_text' }, client ? { client } : {})) as ToolDescription).returns;
       assert.match((await seen(alice)) ?? '', /^\(observed over 1 call, JSON/);
       assert.equal(await seen(bob), undefined, "bob's describe shows alice's type");
       assert.doesNotMatch(await host.typings({ server: 'typed', client: bob }), /SearchText\.Observed/);
@@ -193,7 +229,10 @@ describe('output types learned from results', function () {
         const host = newHost();
         assert.equal((await describeTool(host, 'read_graph')).returns, undefined);
         await host.call({ server: 'typed', tool: 'read_graph', arguments: {} });
-        assert.equal((await describeTool(host, 'read_graph')).returns, `(observed over 1 call) { entities: { name: string; entityType: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string; weight: number }[] }`);
+        assert.equal(
+          (await describeTool(host, 'read_graph')).returns,
+          `(observed over 1 call) { entities: { name: string; entityType: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string; weight: number }[] }`,
+        );
         await host.close();
         assert.match(observedFile() ?? '', /\["read_graph",1,/);
       } finally {
@@ -204,7 +243,10 @@ describe('output types learned from results', function () {
 
   it("keeps server-memory's declared output types (it declares an outputSchema on every tool)", async () => {
     const tmp = tempDir();
-    const host = createHost({ cwd: tmp.dir, configPath: writeConfig(tmp.dir, { memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.jsonl') } } }) });
+    const host = createHost({
+      cwd: tmp.dir,
+      configPath: writeConfig(tmp.dir, { memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.jsonl') } } }),
+    });
     try {
       await host.call({ server: 'memory', tool: 'create_entities', arguments: { entities: [{ name: 'Alice', entityType: 'person', observations: ['x'] }] } });
       for (let i = 0; i < 2; i++) await host.call({ server: 'memory', tool: 'read_graph', arguments: {} });

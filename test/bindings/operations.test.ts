@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createMcpHost, } from '../../src/bindings/index.js';
+import { createMcpHost } from '../../src/bindings/index.js';
 import type { ServerDescription, ToolDescription } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { faultEntry } from '../support/fixture-servers.js';

@@ -31,7 +31,7 @@ describe('connection pool', function () {
       assert.equal(a2, a1, 'unchanged entry keeps its server');
       assert.notEqual(b2, b1, 'changed entry gets a new server');
       await waitFor(() => !processAlive(b1), 5000, 'the replaced server to exit');
-      assert.equal(await pidOf(host, 'c') > 0, true);
+      assert.equal((await pidOf(host, 'c')) > 0, true);
     } finally {
       await host.close();
     }

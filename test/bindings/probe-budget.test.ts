@@ -31,7 +31,12 @@ describe('the server/discover probe has its own budget inside the start cap', fu
       lateHttp = await startHttpFixture([`--silent-discover=${PROBE_MS + 1500}`]);
       slowModern = await startV2Http(['--modern-only', `--slow-discover=${PROBE_MS / 2}`]);
       slowerModern = await startV2Http(['--modern-only', `--slow-discover=${PROBE_MS + 1000}`]);
-      const stdio = (flag: string): Record<string, unknown> => ({ command: process.execPath, args: [faultServerPath, flag], env: { FIXTURE_EVENT_LOG: events }, timeout: START_S });
+      const stdio = (flag: string): Record<string, unknown> => ({
+        command: process.execPath,
+        args: [faultServerPath, flag],
+        env: { FIXTURE_EVENT_LOG: events },
+        timeout: START_S,
+      });
       return {
         silentHttp: { url: silentHttp.url, timeout: START_S },
         silentStdio: stdio('--silent-discover'),
@@ -65,9 +70,20 @@ describe('the server/discover probe has its own budget inside the start cap', fu
       assert.ok(ms >= PROBE_MS - 100 && ms < START_S * 1000, `${ms} ms`);
       if (server === 'silentHttp') {
         assert.equal((await silentHttp.stats()).discovers, 1, 'probed once');
-        assert.ok(logs.some((e) => e.server === server && e.message === 'no answer to server/discover within 2 s; speaking 2025-11-25 (pin "protocol" to skip the probe)'), JSON.stringify(logs.filter((e) => e.server === server)));
+        assert.ok(
+          logs.some(
+            (e) => e.server === server && e.message === 'no answer to server/discover within 2 s; speaking 2025-11-25 (pin "protocol" to skip the probe)',
+          ),
+          JSON.stringify(logs.filter((e) => e.server === server)),
+        );
       } else {
-        assert.deepEqual(readFileSync(events, 'utf8').split('\n').filter((l) => l === 'discover'), ['discover'], 'probed once');
+        assert.deepEqual(
+          readFileSync(events, 'utf8')
+            .split('\n')
+            .filter((l) => l === 'discover'),
+          ['discover'],
+          'probed once',
+        );
       }
     });
   }
@@ -86,7 +102,9 @@ describe('the server/discover probe has its own budget inside the start cap', fu
   it('a 2026-07-28-only server slower than the budget refuses initialize, and is asked again within the start cap', async () => {
     const ms = await connects('slowerModern', '2026-07-28');
     assert.ok(ms < START_S * 1000, `${ms} ms`);
-    assert.ok(logs.some((e) => e.server === 'slowerModern' && /^the server speaks 2026-07-28 only, and did not answer server\/discover in time/.test(e.message)));
+    assert.ok(
+      logs.some((e) => e.server === 'slowerModern' && /^the server speaks 2026-07-28 only, and did not answer server\/discover in time/.test(e.message)),
+    );
   });
 
   for (const server of ['lateHttp', 'lateStdio']) {
@@ -97,8 +115,16 @@ describe('the server/discover probe has its own budget inside the start cap', fu
       assert.equal((await t.host.call({ server, tool: 'echo', arguments: { text: 'still' } })).content.length, 1);
       const mine = logs.slice(before).filter((e) => e.server === server);
       const after = mine.slice(mine.findIndex((e) => e.kind === 'initialized'));
-      assert.deepEqual(after.filter((e) => e.kind === 'error' || e.kind === 'closed'), [], JSON.stringify(mine));
-      if (server === 'lateStdio') assert.ok(mine.some((e) => e.message === 'the server answered server/discover after the probe gave up; ignored'), JSON.stringify(mine));
+      assert.deepEqual(
+        after.filter((e) => e.kind === 'error' || e.kind === 'closed'),
+        [],
+        JSON.stringify(mine),
+      );
+      if (server === 'lateStdio')
+        assert.ok(
+          mine.some((e) => e.message === 'the server answered server/discover after the probe gave up; ignored'),
+          JSON.stringify(mine),
+        );
     });
   }
 });
@@ -126,7 +152,10 @@ describe('the probe budget counts the silence of the server, not the OAuth work 
     const tokens = join(t.dir, 'tokens');
     const first = hosts.open(configPath, tokens);
     assert.match(JSON.stringify(await first.host.call({ server: 'docs', tool: 'whoami' })), /read/);
-    assert.ok(first.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)), JSON.stringify(first.logs));
+    assert.ok(
+      first.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)),
+      JSON.stringify(first.logs),
+    );
     await first.host.close();
     // Past half the token's life: the next connect refreshes it before the probe goes out.
     await new Promise((resolve) => setTimeout(resolve, 2500));
@@ -135,6 +164,9 @@ describe('the probe budget counts the silence of the server, not the OAuth work 
     assert.match(JSON.stringify(await again.host.call({ server: 'docs', tool: 'whoami' })), /read/);
     // Refreshed before the probe (and again before initialize: 2 s of probe is half this token's life).
     assert.ok((await oauth.stats()).refreshes > before.refreshes);
-    assert.ok(again.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)), JSON.stringify(again.logs));
+    assert.ok(
+      again.logs.some((e) => /^no answer to server\/discover within 2 s/.test(e.message)),
+      JSON.stringify(again.logs),
+    );
   });
 });

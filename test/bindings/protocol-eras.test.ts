@@ -19,39 +19,53 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
   const asked: ElicitationParams[] = [];
   const logs: LogEvent[] = [];
   let cancelLog = '';
-  const t = useTestHost(async (dir) => {
-    cancelLog = path.join(dir, 'cancel.log');
-    http = await startV2Http(['--modern-only'], { FIXTURE_CANCEL_LOG: cancelLog });
-    return {
-      stdio: { command: node, args: [v2ServerPath, '--modern-only'], env: { FIXTURE_CANCEL_LOG: cancelLog } },
-      http: { url: http.url },
-      both: { command: node, args: [v2ServerPath] },
-      pinned: { command: node, args: [v2ServerPath], protocol: '2025-11-25' },
-      refused: { command: node, args: [v2ServerPath, '--modern-only'], protocol: '2025-11-25' },
-      everything: { command: node, args: [everythingPath] },
-      dies: { command: node, args: [faultServerPath, '--exit-on-discover'] },
-    };
-  }, {
-    options: {
-      onElicitation: async (params) => {
-        asked.push(params);
-        return { action: 'accept', content: { name: 'Bo' } };
-      },
-      onLog: (event) => logs.push(event),
+  const t = useTestHost(
+    async (dir) => {
+      cancelLog = path.join(dir, 'cancel.log');
+      http = await startV2Http(['--modern-only'], { FIXTURE_CANCEL_LOG: cancelLog });
+      return {
+        stdio: { command: node, args: [v2ServerPath, '--modern-only'], env: { FIXTURE_CANCEL_LOG: cancelLog } },
+        http: { url: http.url },
+        both: { command: node, args: [v2ServerPath] },
+        pinned: { command: node, args: [v2ServerPath], protocol: '2025-11-25' },
+        refused: { command: node, args: [v2ServerPath, '--modern-only'], protocol: '2025-11-25' },
+        everything: { command: node, args: [everythingPath] },
+        dies: { command: node, args: [faultServerPath, '--exit-on-discover'] },
+      };
     },
-  });
+    {
+      options: {
+        onElicitation: async (params) => {
+          asked.push(params);
+          return { action: 'accept', content: { name: 'Bo' } };
+        },
+        onLog: (event) => logs.push(event),
+      },
+    },
+  );
   after(async () => http?.close());
 
   it('list shows the revision each server speaks, found per server', async () => {
     const { servers } = await t.host.list({});
     const protocol = Object.fromEntries(servers.map((s) => [s.name, s.status === 'connected' ? s.protocol : s.status]));
     // `dies` exits on the probe: it is started again and spoken to in 2025-11-25.
-    assert.deepEqual(protocol, { stdio: '2026-07-28', http: '2026-07-28', both: '2026-07-28', pinned: '2025-11-25', refused: 'error', everything: '2025-11-25', dies: '2025-11-25' });
+    assert.deepEqual(protocol, {
+      stdio: '2026-07-28',
+      http: '2026-07-28',
+      both: '2026-07-28',
+      pinned: '2025-11-25',
+      refused: 'error',
+      everything: '2025-11-25',
+      dies: '2025-11-25',
+    });
     const refused = servers.find((s) => s.name === 'refused');
     assert.ok(refused?.status === 'error' && refused.error.code === 'MCP_PROTOCOL_VERSION_UNSUPPORTED', JSON.stringify(refused));
     assert.match(refused.error.message, /speaks 2026-07-28; berry-mcp offered 2025-11-25 \(this entry pins "protocol": "2025-11-25"/);
     assert.ok(logs.some((e) => e.server === 'stdio' && e.kind === 'initialized' && /protocol 2026-07-28, stateless, by server\/discover/.test(e.message)));
-    assert.ok(logs.some((e) => e.server === 'dies' && /exited on the server\/discover probe/.test(e.message)), 'the probe killed it once');
+    assert.ok(
+      logs.some((e) => e.server === 'dies' && /exited on the server\/discover probe/.test(e.message)),
+      'the probe killed it once',
+    );
   });
 
   for (const server of ['stdio', 'http']) {
@@ -61,7 +75,10 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
         assert.ok('name' in described && described.name === 'echo');
         assert.equal(text(await t.host.call({ server, tool: 'echo', arguments: { text: 'hi' } })), 'hi');
         const read = await t.host.read({ server, uri: 'fixture://one' });
-        assert.deepEqual(read.contents.map((c) => ('text' in c ? c.text : '')), ['contents of fixture://one']);
+        assert.deepEqual(
+          read.contents.map((c) => ('text' in c ? c.text : '')),
+          ['contents of fixture://one'],
+        );
         const prompt = await t.host.prompt({ server, name: 'greet', arguments: { who: 'x' } });
         assert.deepEqual(prompt.messages[0]?.content, { type: 'text', text: 'greet x' });
       });
@@ -100,7 +117,10 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
   }
 
   it('HTTP: sends Mcp-Method, Mcp-Name and Mcp-Param-* (Base64 when unsafe), and leaves out a tool with invalid annotations', async () => {
-    const seen = JSON.parse(text(await t.host.call({ server: 'http', tool: 'region', arguments: { region: 'eu-west é', note: null } }))) as Record<string, unknown>;
+    const seen = JSON.parse(text(await t.host.call({ server: 'http', tool: 'region', arguments: { region: 'eu-west é', note: null } }))) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual(seen, { region: 'eu-west é', header: `=?base64?${Buffer.from('eu-west é').toString('base64')}?=`, method: 'tools/call', name: 'region' });
     const plain = JSON.parse(text(await t.host.call({ server: 'http', tool: 'region', arguments: { region: 'us' } }))) as Record<string, unknown>;
     assert.equal(plain['header'], 'us');
@@ -108,7 +128,10 @@ describe('protocol eras: a modern-only v2 server over stdio and HTTP', () => {
     const listed = servers[0];
     assert.ok(listed?.status === 'connected');
     assert.ok(!listed.tools.some((tool) => tool.name === 'bad_header'));
-    assert.ok(listed.warnings?.some((w) => /tool "bad_header" was left out: its x-mcp-header annotations are invalid/.test(w)), JSON.stringify(listed.warnings));
+    assert.ok(
+      listed.warnings?.some((w) => /tool "bad_header" was left out: its x-mcp-header annotations are invalid/.test(w)),
+      JSON.stringify(listed.warnings),
+    );
   });
 
   it('HTTP: tools/list_changed arrives over subscriptions/listen', async () => {

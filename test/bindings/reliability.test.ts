@@ -27,8 +27,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   this.timeout(60_000);
   let capped: McpHost;
   const events: LogEvent[] = [];
-  const pid = async (h: McpHost, server: string): Promise<number> =>
-    whoami(await h.call({ server, tool: 'whoami', arguments: {} })).pid;
+  const pid = async (h: McpHost, server: string): Promise<number> => whoami(await h.call({ server, tool: 'whoami', arguments: {} })).pid;
 
   const t = useTestHost(
     {
@@ -81,10 +80,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
   it('a malformed result (content not an array) fails that call with a one-line MCP_PROTOCOL_ERROR; the connection and its other calls live', async () => {
     const before = await pid(t.host, 'ok');
     const other = t.host.call({ server: 'ok', tool: 'sleep', arguments: { ms: 300 } });
-    const error = await rejection(
-      t.host.call({ server: 'ok', tool: 'reply_raw', arguments: { result: { content: 'not-an-array' } } }),
-      'MCP_PROTOCOL_ERROR',
-    );
+    const error = await rejection(t.host.call({ server: 'ok', tool: 'reply_raw', arguments: { result: { content: 'not-an-array' } } }), 'MCP_PROTOCOL_ERROR');
     assert.match(error.message, /malformed result: content: /);
     assert.doesNotMatch(error.message, /\n|"code":|\[\s*\{/);
     assert.equal(textOf(await other), 'slept 300');
@@ -153,10 +149,7 @@ describe('one bad answer fails one call; a dead transport is replaced', function
       assert.match(error.message, reason);
       assert.match(error.message, /Nothing was sent/);
     }
-    const hostDefault = await rejection(
-      t.host.call({ server: 'ok', tool: 'echo', arguments: { text: 'x'.repeat(5 * MiB) } }),
-      'MCP_INVALID_ARGUMENT',
-    );
+    const hostDefault = await rejection(t.host.call({ server: 'ok', tool: 'echo', arguments: { text: 'x'.repeat(5 * MiB) } }), 'MCP_INVALID_ARGUMENT');
     assert.match(hostDefault.message, /over the limit of 4194304 bytes/);
     assert.equal(await pid(capped, 'ok'), before);
   });
@@ -193,12 +186,13 @@ describe('one bad answer fails one call; a dead transport is replaced', function
     try {
       assert.equal(textOf(await t.host.call({ server: 'quick', tool: 'stop_reading', arguments: {} })), 'paused');
       const text = 'x'.repeat(100_000);
-      const calls = Array.from({ length: 20 }, () =>
-        rejection(t.host.call({ server: 'quick', tool: 'echo', arguments: { text } }), 'MCP_TIMEOUT'),
-      );
+      const calls = Array.from({ length: 20 }, () => rejection(t.host.call({ server: 'quick', tool: 'echo', arguments: { text } }), 'MCP_TIMEOUT'));
       await Promise.all(calls);
       await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(warnings.map((w) => w.message), []);
+      assert.deepEqual(
+        warnings.map((w) => w.message),
+        [],
+      );
     } finally {
       process.off('warning', onWarning);
     }

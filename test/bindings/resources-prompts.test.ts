@@ -17,11 +17,13 @@ describe('resources and prompts', function () {
     plain: faultEntry(),
   }));
 
-  const code = (expected: string) => (error: unknown): boolean => {
-    assert.ok(isBerryError(error), String(error));
-    assert.equal(error.code, expected, error.message);
-    return true;
-  };
+  const code =
+    (expected: string) =>
+    (error: unknown): boolean => {
+      assert.ok(isBerryError(error), String(error));
+      assert.equal(error.code, expected, error.message);
+      return true;
+    };
 
   it('lists resources, resource templates and prompts in describe', async () => {
     const described = (await t.host.describe({ server: 'everything' })) as ServerDescription;
@@ -44,7 +46,10 @@ describe('resources and prompts', function () {
   it('rejects an unknown resource MCP_UNKNOWN_RESOURCE naming what exists, closest first', async () => {
     await assert.rejects(t.host.read({ server: 'everything', uri: 'demo://resource/static/document/feature.md' }), (error: unknown) => {
       code('MCP_UNKNOWN_RESOURCE')(error);
-      assert.match((error as Error).message, /has no resource "demo:\/\/resource\/static\/document\/feature\.md"\. Its resources: demo:\/\/resource\/static\/document\/features\.md, /);
+      assert.match(
+        (error as Error).message,
+        /has no resource "demo:\/\/resource\/static\/document\/feature\.md"\. Its resources: demo:\/\/resource\/static\/document\/features\.md, /,
+      );
       assert.match((error as Error).message, /Templates \(fill them in\): demo:\/\/resource\/dynamic\/text\/\{resourceId\}/);
       return true;
     });

@@ -32,11 +32,19 @@ describe('serve: entries as each run reads them', function () {
   });
 
   it('a server that never answers initialize costs one init limit, not one per run', async () => {
-    const list = 'const t = Date.now(); const l = await tools.mcp_list({}); text(JSON.stringify({ ms: Date.now() - t, servers: l.servers.map((s) => [s.name, s.status, s.error?.message ?? ""]) }));';
+    const list =
+      'const t = Date.now(); const l = await tools.mcp_list({}); text(JSON.stringify({ ms: Date.now() - t, servers: l.servers.map((s) => [s.name, s.status, s.error?.message ?? ""]) }));';
     const runs: { ms: number; servers: [string, string, string][] }[] = [];
     for (let i = 0; i < 3; i++) runs.push(JSON.parse(texts(await run(serve.client, list))[0]!));
     for (const { servers } of runs) {
-      assert.deepEqual(servers.map(([name, status]) => [name, status]), [['spy', 'connected'], ['dead', 'error'], ['everything', 'connected']]);
+      assert.deepEqual(
+        servers.map(([name, status]) => [name, status]),
+        [
+          ['spy', 'connected'],
+          ['dead', 'error'],
+          ['everything', 'connected'],
+        ],
+      );
     }
     // The first run may already find the failure recorded (serve lists the servers for its run tool's description).
     assert.ok(runs[1]!.ms < 800 && runs[2]!.ms < 800, JSON.stringify(runs.map((r) => r.ms)));

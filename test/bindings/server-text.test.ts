@@ -15,7 +15,13 @@ const gate = gateOf(slots([SECRET], ['short']));
 describe('mcp/server-text: the gate for what servers say', () => {
   describe('progress', () => {
     it('hands on a well-formed notification, its message masked', () => {
-      assert.deepEqual(gate.progress('s', 't', { progress: 1, total: 4, message: `key ${SECRET}` }), { server: 's', tool: 't', progress: 1, total: 4, message: 'key ***' });
+      assert.deepEqual(gate.progress('s', 't', { progress: 1, total: 4, message: `key ${SECRET}` }), {
+        server: 's',
+        tool: 't',
+        progress: 1,
+        total: 4,
+        message: 'key ***',
+      });
       assert.deepEqual(gate.progress('s', 't', { progress: 0 }), { server: 's', tool: 't', progress: 0 });
     });
 
@@ -117,7 +123,10 @@ describe('mcp/server-text: the gate for what servers say', () => {
   describe('input rounds and errors', () => {
     it('refuses a round of more than MAX_QUESTIONS_PER_ROUND questions', () => {
       gate.questions('s', MAX_QUESTIONS_PER_ROUND);
-      assert.throws(() => gate.questions('s', 2400), (error: unknown) => isBerryError(error) && error.code === 'MCP_INPUT_UNSUPPORTED' && /2,400 questions/.test(error.message));
+      assert.throws(
+        () => gate.questions('s', 2400),
+        (error: unknown) => isBerryError(error) && error.code === 'MCP_INPUT_UNSUPPORTED' && /2,400 questions/.test(error.message),
+      );
     });
 
     it('masks an error message as a value; leaves errors alone when the config has nothing to mask', () => {
@@ -139,7 +148,10 @@ describe('mcp/server-text: the gate for what servers say', () => {
 
     it("a connection's gate follows the latest config, then masks the connection's own tokens", () => {
       let latest: ServerTextGate = gateOf(slots(['first-secret-1234']));
-      const following = followingGate(() => latest, (text) => text.replaceAll('oauth-token-5678', '[token]'));
+      const following = followingGate(
+        () => latest,
+        (text) => text.replaceAll('oauth-token-5678', '[token]'),
+      );
       assert.equal(following.piece('first-secret-1234 and added-secret-999 oauth-token-5678'), '*** and added-secret-999 [token]');
       latest = gateOf(slots(['first-secret-1234'], ['added-secret-999']));
       assert.equal(following.whole('first-secret-1234 and added-secret-999 oauth-token-5678'), '*** and *** [token]');

@@ -37,7 +37,10 @@ describe('task-augmented tool calls', function () {
     assert.notEqual(result.isError, true);
     const first = result.content[0];
     assert.ok(first?.type === 'text' && first.text.includes('Research Report: berries'), JSON.stringify(result).slice(0, 200));
-    assert.ok(events.some((e) => e.message === 'Gathering sources...'), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.message === 'Gathering sources...'),
+      JSON.stringify(events),
+    );
   });
 
   it('gives a script the ordinary mcp_call result of a task tool', async () => {
@@ -51,8 +54,14 @@ describe('task-augmented tool calls', function () {
   it('forwards progress notifications and status messages of a task', async () => {
     const events: ProgressEvent[] = [];
     await t.host.call({ server: 'tasks', tool: 'task_sleep', arguments: { ms: 300, steps: 3 } }, { onProgress: (e) => events.push(e) });
-    assert.ok(events.some((e) => e.progress === 3 && e.total === 3), JSON.stringify(events));
-    assert.ok(events.some((e) => e.message === 'step 2'), JSON.stringify(events));
+    assert.ok(
+      events.some((e) => e.progress === 3 && e.total === 3),
+      JSON.stringify(events),
+    );
+    assert.ok(
+      events.some((e) => e.message === 'step 2'),
+      JSON.stringify(events),
+    );
   });
 
   it('calls an optional task tool as a task when the server runs tasks', async () => {
@@ -68,7 +77,14 @@ describe('task-augmented tool calls', function () {
     await waitForEvent(eventLog, 'started task_sleep');
     ac.abort();
     await assert.rejects(call, (error: unknown) => isBerryError(error) && error.code === 'MCP_CANCELLED');
-    await waitFor(() => cancelled().slice(before).some((line) => line.startsWith('task-cancelled ')), 5000, 'task-cancelled in the log');
+    await waitFor(
+      () =>
+        cancelled()
+          .slice(before)
+          .some((line) => line.startsWith('task-cancelled ')),
+      5000,
+      'task-cancelled in the log',
+    );
   });
 
   it('bounds the whole task by the entry timeout: MCP_TIMEOUT, and the task is cancelled', async () => {
@@ -80,6 +96,13 @@ describe('task-augmented tool calls', function () {
       return true;
     });
     assert.ok(Date.now() - started < 20_000);
-    await waitFor(() => cancelled().slice(before).some((line) => line.startsWith('task-cancelled ')), 5000, 'task-cancelled in the log');
+    await waitFor(
+      () =>
+        cancelled()
+          .slice(before)
+          .some((line) => line.startsWith('task-cancelled ')),
+      5000,
+      'task-cancelled in the log',
+    );
   });
 });

@@ -20,7 +20,9 @@ interface Raw {
 async function rawLists(args: string[], env: Record<string, string> = {}): Promise<Raw> {
   // The same capabilities as berry-mcp's client: server-everything lists more tools to a client that can elicit.
   const client = new Client({ name: 'raw', version: '1' }, { capabilities: ELICITATION_CAPABILITIES });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' }),
+  );
   try {
     const caps = client.getServerCapabilities() ?? {};
     const tools = await client.listTools();
@@ -97,9 +99,14 @@ describe('token economy against the reference servers', function () {
       // All of it counts, the server's instructions too (they come from initialize, not the lists).
       const instructions = described.instructions === undefined ? 0 : text({ instructions: described.instructions }) - 4;
       const ratio = text(described) / raw[server]!.allJson;
-      measured.push(`describe(${server}) ${ratio.toFixed(2)}× (${((text(described) - instructions) / raw[server]!.allJson).toFixed(2)}× without its instructions)`);
+      measured.push(
+        `describe(${server}) ${ratio.toFixed(2)}× (${((text(described) - instructions) / raw[server]!.allJson).toFixed(2)}× without its instructions)`,
+      );
       assert.ok(ratio <= 0.5, `${server}: ${ratio.toFixed(2)}× raw`);
-      assert.deepEqual(Object.keys(described.tools), raw[server]!.tools.map((t) => t.name));
+      assert.deepEqual(
+        Object.keys(described.tools),
+        raw[server]!.tools.map((t) => t.name),
+      );
     }
     const memory = (await t.host.describe({ server: 'memory' })) as ServerDescription;
     assert.match(memory.tools['create_entities']!, /^\(\{ entities: \{ name: string; entityType: string; observations: string\[\] \}\[\] \}\) => /);

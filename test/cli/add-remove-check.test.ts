@@ -34,11 +34,10 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     if (text !== undefined) writeFileSync(join(dir, 'mcp.json'), text);
     return dir;
   }
-  const cli = (dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> =>
-    berry(args, { cwd: dir, env: { HOME: home, ...env } });
+  const cli = (dir: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> => berry(args, { cwd: dir, env: { HOME: home, ...env } });
   const file = (dir: string): string => readFileSync(join(dir, 'mcp.json'), 'utf8');
 
-  it('add -- COMMAND … checks the server, then appends exactly the new entry in the file\'s style, and nothing else', async () => {
+  it("add -- COMMAND … checks the server, then appends exactly the new entry in the file's style, and nothing else", async () => {
     const before = '{\n    "mcpServers": {\n        "later": {\n            "command": "x",\n            "enabled": false\n        }\n    }\n}\n';
     const dir = project('stdio', before);
     const added = await cli(dir, ['add', 'ev', '--config', 'mcp.json', '--', node, everythingPath]);
@@ -72,7 +71,10 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const added = await cli(dir, ['add', 'web', http.url, '--header', 'X-Test=${BERRY_ADD_TEST_HEADER}', '--config', 'mcp.json'], env);
     assert.equal(added.code, 0, added.stderr);
     assert.equal(added.stderr, '', 'a ${VAR} header is no secret literal');
-    assert.equal(file(dir), `{\n  "mcpServers": {\n    "web": {\n      "url": ${q(http.url)},\n      "headers": {\n        "X-Test": "\${BERRY_ADD_TEST_HEADER}"\n      }\n    }\n  }\n}\n`);
+    assert.equal(
+      file(dir),
+      `{\n  "mcpServers": {\n    "web": {\n      "url": ${q(http.url)},\n      "headers": {\n        "X-Test": "\${BERRY_ADD_TEST_HEADER}"\n      }\n    }\n  }\n}\n`,
+    );
     const called = await cli(dir, ['call', 'web', 'whoami', '--json', '--config', 'mcp.json'], env);
     assert.equal(called.code, 0, called.stderr);
     const headers = (JSON.parse(called.stdout) as { structuredContent: { headers: Record<string, string> } }).structuredContent.headers;
@@ -86,10 +88,16 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const before = '{"mcpServers": {"ok": {"command": "x", "enabled": false}}}';
     const dir = project('failing', before);
     const cases: [string[], RegExp][] = [
-      [['add', 'bad', '--', 'berry-no-such-command-xyz'], /^bad  error  MCP_CONNECT_FAILED\n  Server "bad" failed to start \(berry-no-such-command-xyz\): command not found/],
+      [
+        ['add', 'bad', '--', 'berry-no-such-command-xyz'],
+        /^bad  error  MCP_CONNECT_FAILED\n  Server "bad" failed to start \(berry-no-such-command-xyz\): command not found/,
+      ],
       [['add', 'crash', '--', node, '-e', 'process.exit(3)'], /^crash  error  MCP_CONNECT_FAILED\n.*exited with code 3/],
       [['add', 'unset', '--', node, '${BERRY_ADD_TEST_UNSET}'], /^unset  error  MCP_ENV_MISSING\n.*BERRY_ADD_TEST_UNSET/],
-      [['add', 'signin', http.url.replace('/mcp', '/auth-mcp')], /^signin  auth_required  http\n[\s\S]*save it with --no-check, then run berry-mcp auth signin\)/],
+      [
+        ['add', 'signin', http.url.replace('/mcp', '/auth-mcp')],
+        /^signin  auth_required  http\n[\s\S]*save it with --no-check, then run berry-mcp auth signin\)/,
+      ],
       [['add', 'gone', 'http://127.0.0.1:1/mcp'], /^gone  error  MCP_CONNECT_FAILED\n/],
     ];
     for (const [args, expected] of cases) {
@@ -144,7 +152,10 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     assert.equal(file(dir), before);
     const replaced = await cli(dir, ['add', 'a', '--replace', '--disabled', '--no-check', '--config', 'mcp.json', '--', 'z', '--flag']);
     assert.equal(replaced.code, 0, replaced.stderr);
-    assert.equal(file(dir), '{\n  "mcpServers": {\n    "a": { "command": "z", "args": ["--flag"], "enabled": false },\n    "b": { "command": "y", "enabled": false }\n  }\n}\n');
+    assert.equal(
+      file(dir),
+      '{\n  "mcpServers": {\n    "a": { "command": "z", "args": ["--flag"], "enabled": false },\n    "b": { "command": "y", "enabled": false }\n  }\n}\n',
+    );
   });
 
   it('--disabled saves "enabled": false after checking the server enabled; --env and --cwd go into the entry', async () => {
@@ -166,7 +177,8 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
   it('names a JavaScript object knows keep working: a server "__proto__", env keys "constructor" and "toString", argument keys "__proto__" (only a variable or header "__proto__" is refused)', async () => {
     const dir = project('object-names', '{"mcpServers": {}}');
     const wire = join(dir, 'wire.log');
-    const fault = (name: string, env: string[]): Promise<CliResult> => cli(dir, ['add', name, '--no-check', '--config', 'mcp.json', ...env, '--', node, faultServerPath]);
+    const fault = (name: string, env: string[]): Promise<CliResult> =>
+      cli(dir, ['add', name, '--no-check', '--config', 'mcp.json', ...env, '--', node, faultServerPath]);
     assert.equal((await fault('__proto__', [])).code, 0);
     assert.equal((await fault('constructor', ['--env', 'constructor=c', '--env', 'toString=t'])).code, 0);
     const who = await cli(dir, ['call', 'constructor', 'whoami', '{"names":["constructor","toString"]}', '--config', 'mcp.json']);
@@ -175,14 +187,40 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const echo = await cli(dir, ['call', '__proto__', 'echo', 'text=hi', '--config', 'mcp.json']);
     assert.equal(echo.stdout, 'hi\n', echo.stderr);
     // Argument keys go to the server as given, in both forms (what it does with them is its business).
-    const added = await cli(dir, ['add', 'apps', '--no-check', '--config', 'mcp.json', '--env', `FIXTURE_WIRE_LOG=${wire}`, '--', node, join(FIXTURES_DIR, 'app-tools-server.mjs')]);
+    const added = await cli(dir, [
+      'add',
+      'apps',
+      '--no-check',
+      '--config',
+      'mcp.json',
+      '--env',
+      `FIXTURE_WIRE_LOG=${wire}`,
+      '--',
+      node,
+      join(FIXTURES_DIR, 'app-tools-server.mjs'),
+    ]);
     assert.equal(added.code, 0, added.stderr);
     for (const args of [['{"__proto__":{"x":1},"constructor":2}'], ['__proto__=1', 'constructor=2']]) {
       const called = await cli(dir, ['call', 'apps', 'echo_args', ...args, '--config', 'mcp.json']);
       assert.equal(called.code, 0, called.stderr);
     }
-    const sent = readFileSync(wire, 'utf8').split('\n').filter((line) => line.includes('"tools/call"')).map((line) => (JSON.parse(line) as { params: { arguments: object } }).params.arguments);
-    assert.deepEqual(sent.map((a) => Object.entries(a)), [[['__proto__', { x: 1 }], ['constructor', 2]], [['__proto__', 1], ['constructor', 2]]]);
+    const sent = readFileSync(wire, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('"tools/call"'))
+      .map((line) => (JSON.parse(line) as { params: { arguments: object } }).params.arguments);
+    assert.deepEqual(
+      sent.map((a) => Object.entries(a)),
+      [
+        [
+          ['__proto__', { x: 1 }],
+          ['constructor', 2],
+        ],
+        [
+          ['__proto__', 1],
+          ['constructor', 2],
+        ],
+      ],
+    );
     const removed = await cli(dir, ['remove', '__proto__', '--config', 'mcp.json']);
     assert.equal(removed.code, 0, removed.stderr);
     assert.deepEqual(Object.keys((JSON.parse(file(dir)) as { mcpServers: object }).mcpServers), ['constructor', 'apps']);
@@ -191,9 +229,21 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
   it('a secret typed as a literal gets a warning that suggests ${VAR} and never shows the value', async () => {
     const dir = project('secret', '{"mcpServers": {}}');
     const secret = 'sk-live-0123456789abcdefABCDEF';
-    const result = await cli(dir, ['add', 'docs', 'https://example.com/mcp', '--no-check', '--header', `Authorization=Bearer ${secret}`, '--config', 'mcp.json']);
+    const result = await cli(dir, [
+      'add',
+      'docs',
+      'https://example.com/mcp',
+      '--no-check',
+      '--header',
+      `Authorization=Bearer ${secret}`,
+      '--config',
+      'mcp.json',
+    ]);
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stderr, /^berry-mcp: warning: the value of header Authorization looks like a secret typed as a literal.*write \$\{DOCS_TOKEN\} instead\.\n$/);
+    assert.match(
+      result.stderr,
+      /^berry-mcp: warning: the value of header Authorization looks like a secret typed as a literal.*write \$\{DOCS_TOKEN\} instead\.\n$/,
+    );
     assert.ok(!result.stderr.includes(secret) && !result.stdout.includes(secret));
     const env = await cli(dir, ['add', 'gh', '--no-check', '--env', `GITHUB_TOKEN=${secret}`, '--config', 'mcp.json', '--', 'x']);
     assert.match(env.stderr, /--env GITHUB_TOKEN looks like a secret.*\$\{GITHUB_TOKEN\}/);
@@ -206,14 +256,18 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     const result = await berry(['add', 'ev', '--', node, everythingPath], { cwd: tmp.dir, env: { HOME: ownHome } });
     assert.equal(result.code, 0, result.stderr);
     const path = join(ownHome, '.config', 'berry', 'mcp.json');
-    assert.equal(readFileSync(path, 'utf8'), `{\n  "mcpServers": {\n    "ev": {\n      "command": ${q(node)},\n      "args": [\n        ${q(everythingPath)}\n      ]\n    }\n  }\n}\n`);
+    assert.equal(
+      readFileSync(path, 'utf8'),
+      `{\n  "mcpServers": {\n    "ev": {\n      "command": ${q(node)},\n      "args": [\n        ${q(everythingPath)}\n      ]\n    }\n  }\n}\n`,
+    );
     assert.equal(statSync(path).mode & 0o777, 0o600);
     assert.equal(statSync(join(ownHome, '.config', 'berry')).mode & 0o777, 0o700);
     assert.deepEqual(readdirSync(join(ownHome, '.config', 'berry')), ['mcp.json']);
   });
 
   it('remove cuts one entry and keeps the rest byte for byte; an unknown name is exit 2 with "did you mean"', async () => {
-    const before = '{\n  "mcpServers": {\n    "a": { "command": "x" },\n    "docs": {\n      "url": "https://example.com/mcp"\n    },\n    "c": { "command": "z" }\n  }\n}\n';
+    const before =
+      '{\n  "mcpServers": {\n    "a": { "command": "x" },\n    "docs": {\n      "url": "https://example.com/mcp"\n    },\n    "c": { "command": "z" }\n  }\n}\n';
     const dir = project('remove', before);
     const removed = await cli(dir, ['remove', 'docs', '--config', 'mcp.json']);
     assert.equal(removed.code, 0, removed.stderr);
@@ -234,9 +288,20 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
   });
 
   it('check dials every enabled server and reports like list: exit 0 when all connect, 2 when any fails', async () => {
-    const dir = project('check', JSON.stringify({
-      mcpServers: { ev: { command: node, args: [everythingPath] }, broken: { command: 'berry-no-such-command-xyz' }, off: { command: 'x', enabled: false } },
-    }, null, 2));
+    const dir = project(
+      'check',
+      JSON.stringify(
+        {
+          mcpServers: {
+            ev: { command: node, args: [everythingPath] },
+            broken: { command: 'berry-no-such-command-xyz' },
+            off: { command: 'x', enabled: false },
+          },
+        },
+        null,
+        2,
+      ),
+    );
     const all = await cli(dir, ['check', '--config', 'mcp.json']);
     assert.equal(all.code, 2, all.stderr);
     assert.match(all.stdout, /^ev  connected  stdio  \d+ tools/m);
@@ -254,7 +319,7 @@ describe('berry-mcp add, remove and check (as a person runs them)', function () 
     assert.equal((JSON.parse(checked.stdout) as { servers: { cached?: unknown }[] }).servers[0]!.cached, undefined);
   });
 
-  it('usage mistakes are exit 2 with the command\'s help pointer', async () => {
+  it("usage mistakes are exit 2 with the command's help pointer", async () => {
     const dir = project('usage', '{"mcpServers": {}}');
     const cases: [string[], RegExp][] = [
       [['add', 'x'], /add needs a URL \(https:\/\/…\) or -- COMMAND \[ARG …\] after NAME/],

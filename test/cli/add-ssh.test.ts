@@ -8,7 +8,7 @@ import { REMOTE_ENV, SERVER_EVERYTHING, SshdUnavailableError, startSshd, type Ss
 
 const q = JSON.stringify;
 
-describe('berry-mcp add, remove and check --ssh: the remote machine\'s file, checked there', function () {
+describe("berry-mcp add, remove and check --ssh: the remote machine's file, checked there", function () {
   this.timeout(90_000);
   let sshd: Sshd;
   let project: string;
@@ -70,7 +70,11 @@ describe('berry-mcp add, remove and check --ssh: the remote machine\'s file, che
     const checked = await cli(['check', '--json', '--config', config()]);
     assert.equal(checked.code, 0, checked.stderr);
     const statuses = (JSON.parse(checked.stdout) as { servers: { name: string; status: string }[] }).servers.map((s) => [s.name, s.status]);
-    assert.deepEqual(statuses, [['off', 'disabled'], ['fault', 'connected'], ['ev', 'connected']]);
+    assert.deepEqual(statuses, [
+      ['off', 'disabled'],
+      ['fault', 'connected'],
+      ['ev', 'connected'],
+    ]);
 
     const removed = await cli(['remove', 'ev', '--config', config()]);
     assert.equal(removed.code, 0, removed.stderr);
@@ -86,7 +90,7 @@ describe('berry-mcp add, remove and check --ssh: the remote machine\'s file, che
     assert.match(failing.stdout, /^broken  error  MCP_CONNECT_FAILED$/m);
   });
 
-  it('a symlinked remote mcp.json is edited where the link leads (SFTP), keeping the link and the file\'s mode', async () => {
+  it("a symlinked remote mcp.json is edited where the link leads (SFTP), keeping the link and the file's mode", async () => {
     const shared = join(sshd.dir, 'add-shared');
     mkdirSync(shared, { recursive: true });
     chownSync(shared, owner.uid, owner.gid);

@@ -67,7 +67,7 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
     assert.equal(result.stdout, 'slept 100 as a task\n');
   });
 
-  it('typings SERVER writes one server\'s types, filtered', async () => {
+  it("typings SERVER writes one server's types, filtered", async () => {
     const result = await cli(['typings', 'files']);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /"files": \{\s*\n(.*\n)*?\s*"list_directory": \{/);
@@ -97,7 +97,10 @@ describe('CLI: resources, prompts, saved catalogs, --confirm-writes', function (
     assert.match(refused.stderr, /was refused: --confirm-writes needs a terminal.*\[MCP_CALL_REFUSED\]/);
     const readOnly = await cli(['call', 'everything', 'echo', '{"message":"hi"}', '--confirm-writes']);
     assert.equal(readOnly.code, 0, readOnly.stderr);
-    const script = await cli(['run', '-', '--confirm-writes'], 'try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x" } }); } catch (e) { text(e.code); }');
+    const script = await cli(
+      ['run', '-', '--confirm-writes'],
+      'try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x" } }); } catch (e) { text(e.code); }',
+    );
     assert.equal(script.stdout.trim(), 'MCP_CALL_REFUSED');
   });
 

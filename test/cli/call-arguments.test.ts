@@ -46,7 +46,10 @@ describe('call arguments', () => {
 
   it('refuses what does not fit, naming the argument', () => {
     const refused = (words: string[], pattern: RegExp): void =>
-      assert.throws(() => parseKeyValueArguments(words, schema, 'tool'), (e: unknown) => e instanceof UsageError && pattern.test(e.message));
+      assert.throws(
+        () => parseKeyValueArguments(words, schema, 'tool'),
+        (e: unknown) => e instanceof UsageError && pattern.test(e.message),
+      );
     refused(['count=1.5'], /count needs a whole number/);
     refused(['count=many'], /count needs an integer, got "many"/);
     refused(['recursive=yes'], /recursive needs a boolean/);
@@ -78,7 +81,9 @@ describe('CLI wording', () => {
   it('names the flags a person typed instead of library options', async () => {
     const { cliWording } = await import('../../src/cli/output/wording.js');
     assert.equal(
-      cliWording('The script did not finish within its time limit of 1500 ms (timeoutMs), time awaiting tools included. Do less in one run, or raise the limit.'),
+      cliWording(
+        'The script did not finish within its time limit of 1500 ms (timeoutMs), time awaiting tools included. Do less in one run, or raise the limit.',
+      ),
       'The script did not finish within its time limit of 1.5 s (--timeout), time awaiting tools included. Do less in one run, or raise it.',
     );
     assert.match(cliWording('memory limit of 64 MB (memoryLimitMb)'), /\(--memory\)/);

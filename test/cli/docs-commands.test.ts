@@ -29,7 +29,7 @@ function shownCommands(): { page: string; line: string }[] {
 describe('the commands the docs show', function () {
   this.timeout(120_000);
 
-  it('each works as pasted from the repo root after the README\'s set-up', async () => {
+  it("each works as pasted from the repo root after the README's set-up", async () => {
     const commands = shownCommands();
     assert.ok(commands.length >= 8, `found ${commands.length} commands`);
     const tmp = tempDir();

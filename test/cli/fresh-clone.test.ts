@@ -24,7 +24,10 @@ const exec = promisify(execFile);
 function setUpCommand(readme: string): string {
   const block = /```sh\n([\s\S]*?)```/.exec(readme);
   assert.ok(block, 'the README starts with an sh block');
-  return block[1]!.split('\n')[0]!.replace(/\s+#\s.*$/, '').trim();
+  return block[1]!
+    .split('\n')[0]!
+    .replace(/\s+#\s.*$/, '')
+    .trim();
 }
 
 /** The README's Cursor / VS Code config: the `berry` entry of its first `mcpServers` json block. */

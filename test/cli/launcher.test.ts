@@ -31,7 +31,9 @@ describe('the berry-mcp launcher (bin/berry-mcp)', function () {
     const result = await berry(['run', '-'], { cwd: tmp.dir, env, input: 'text(1)' });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, '1\n');
-    const binLoads = readFileSync(log, 'utf8').split('\n').filter((l) => l.endsWith('dist/src/bin.js'));
+    const binLoads = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l.endsWith('dist/src/bin.js'));
     assert.equal(binLoads.length, 1, 'bin.js loaded by one process only');
     // The control: started as `node dist/src/bin.js`, the bin re-executes Node, and the log shows two.
     const again = join(tmp.dir, 'again.log');
@@ -41,6 +43,11 @@ describe('the berry-mcp launcher (bin/berry-mcp)', function () {
       input: 'text(1)',
     });
     assert.equal(node.code, 0, node.stderr);
-    assert.equal(readFileSync(again, 'utf8').split('\n').filter((l) => l.endsWith('dist/src/bin.js')).length, 2);
+    assert.equal(
+      readFileSync(again, 'utf8')
+        .split('\n')
+        .filter((l) => l.endsWith('dist/src/bin.js')).length,
+      2,
+    );
   });
 });

@@ -42,7 +42,15 @@ describe('cli/secret-literals: secrets typed into add as literals', () => {
     assert.deepEqual(
       secretLiteralWarnings({
         server: 's',
-        env: { API_TOKEN: '${API_TOKEN}', GITHUB_TOKEN: 'prefix-${T}', EMPTY_KEY: '', NODE_OPTIONS: '--max-old-space-size=4096', MEMORY_FILE_PATH: '/srv/memory/AbCdEf0123456789GhIjKl.json', PWD: '/x', KEYBOARD_LAYOUT: 'us' },
+        env: {
+          API_TOKEN: '${API_TOKEN}',
+          GITHUB_TOKEN: 'prefix-${T}',
+          EMPTY_KEY: '',
+          NODE_OPTIONS: '--max-old-space-size=4096',
+          MEMORY_FILE_PATH: '/srv/memory/AbCdEf0123456789GhIjKl.json',
+          PWD: '/x',
+          KEYBOARD_LAYOUT: 'us',
+        },
         headers: { Authorization: 'Bearer ${DOCS_TOKEN}', Accept: 'application/json', 'X-Request-Id': '42' },
         url: 'https://h/mcp?page=2&token=${T}',
         args: ['-y', '@modelcontextprotocol/server-filesystem', '/srv/my docs', '--token', '${T}', '--port=3000'],

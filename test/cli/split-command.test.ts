@@ -26,7 +26,7 @@ const LINES = [
   '"a\\nb"',
   "'a\\nb'",
   '"it\'s"',
-  "'say \"hi\"'",
+  '\'say "hi"\'',
   'a\\\nb',
   'a \\\n b',
   '"a\\\nb"',

@@ -50,7 +50,10 @@ describe('CLI human output neutralizes terminal escapes; --json stays exact', fu
   });
 
   it('call: tool results, and server stderr with --verbose', async () => {
-    const { code, stdout, stderr } = await cli(['call', 'fault', 'echo', JSON.stringify({ text: `result${evil}` }), '--config', 'mcp.json', '--verbose'], tmp.dir);
+    const { code, stdout, stderr } = await cli(
+      ['call', 'fault', 'echo', JSON.stringify({ text: `result${evil}` }), '--config', 'mcp.json', '--verbose'],
+      tmp.dir,
+    );
     assert.equal(code, 0);
     assert.match(stdout, /result\\x1b\[2J/);
     assert.doesNotMatch(stdout, RAW);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { createMcpHost, type LogEvent, } from '../../src/bindings/index.js';
+import { createMcpHost, type LogEvent } from '../../src/bindings/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
 import { faultEntry } from '../support/fixture-servers.js';
@@ -52,10 +52,7 @@ describe('shared work has no single owner', function () {
     const events: LogEvent[] = [];
     const host = createMcpHost({ cwd: tmp.dir, configPath: 'mcp.json', onLog: (e) => events.push(e) });
     try {
-      await assert.rejects(
-        host.call({ server: 'slowstart', tool: 'echo', arguments: { text: 'a' } }, { signal: abortAfter(100) }),
-        { code: 'MCP_CANCELLED' },
-      );
+      await assert.rejects(host.call({ server: 'slowstart', tool: 'echo', arguments: { text: 'a' } }, { signal: abortAfter(100) }), { code: 'MCP_CANCELLED' });
       const result = await host.call({ server: 'slowstart', tool: 'echo', arguments: { text: 'again' } });
       assert.deepEqual(result.content, [{ type: 'text', text: 'again' }]);
       assert.equal(events.filter((e) => e.kind === 'connecting').length, 2);
@@ -72,7 +69,7 @@ describe('shared work has no single owner', function () {
       const a = host.describe({ server: 'slowlist', tool: 'echo' }, { signal: abortAfter(200) });
       const b = host.describe({ server: 'slowlist', tool: 'echo' });
       await assert.rejects(a, { code: 'MCP_CANCELLED' });
-      assert.equal(((await b) as { name: string }).name, "echo");
+      assert.equal(((await b) as { name: string }).name, 'echo');
     } finally {
       await host.close();
     }

@@ -15,7 +15,7 @@ function assertAdded(before: string, after: string, name: string, entry: unknown
 }
 
 describe('config/edit-config: mcp.json edited as text', () => {
-  it('appends an entry after the last one in the file\'s own indentation (2 spaces, 4, tabs), one line when the others are', () => {
+  it("appends an entry after the last one in the file's own indentation (2 spaces, 4, tabs), one line when the others are", () => {
     const cases: [string, string][] = [
       [
         '{\n  "mcpServers": {\n    "a": {\n      "command": "x"\n    }\n  }\n}\n',
@@ -44,11 +44,17 @@ describe('config/edit-config: mcp.json edited as text', () => {
   it('keeps CRLF line endings, a byte-order mark, and whatever follows the object', () => {
     const before = '\ufeff{\r\n  "mcpServers": {\r\n    "a": {\r\n      "command": "x"\r\n    }\r\n  }\r\n}\r\n';
     const after = withServer(before, FILE, 'n', { command: 'y' });
-    assert.equal(after, '\ufeff{\r\n  "mcpServers": {\r\n    "a": {\r\n      "command": "x"\r\n    },\r\n    "n": {\r\n      "command": "y"\r\n    }\r\n  }\r\n}\r\n');
+    assert.equal(
+      after,
+      '\ufeff{\r\n  "mcpServers": {\r\n    "a": {\r\n      "command": "x"\r\n    },\r\n    "n": {\r\n      "command": "y"\r\n    }\r\n  }\r\n}\r\n',
+    );
   });
 
   it('fills an empty mcpServers, adds mcpServers to a file without it, and writes a new file', () => {
-    assert.equal(withServer('{\n  "mcpServers": {}\n}\n', FILE, 'n', { command: 'y' }), '{\n  "mcpServers": {\n    "n": {\n      "command": "y"\n    }\n  }\n}\n');
+    assert.equal(
+      withServer('{\n  "mcpServers": {}\n}\n', FILE, 'n', { command: 'y' }),
+      '{\n  "mcpServers": {\n    "n": {\n      "command": "y"\n    }\n  }\n}\n',
+    );
     assert.equal(withServer('{}', FILE, 'n', { command: 'y' }), '{\n  "mcpServers": {\n    "n": {\n      "command": "y"\n    }\n  }\n}');
     assert.equal(withServer(undefined, FILE, 'n', { command: 'y' }), '{\n  "mcpServers": {\n    "n": {\n      "command": "y"\n    }\n  }\n}\n');
   });
@@ -103,6 +109,9 @@ describe('config/edit-config: mcp.json edited as text', () => {
         String(text),
       );
     }
-    assert.throws(() => withoutServer('{"mcpServers": [', FILE, 'a'), (error: unknown) => isBerryError(error) && error.code === 'MCP_CONFIG_INVALID');
+    assert.throws(
+      () => withoutServer('{"mcpServers": [', FILE, 'a'),
+      (error: unknown) => isBerryError(error) && error.code === 'MCP_CONFIG_INVALID',
+    );
   });
 });

@@ -69,7 +69,12 @@ describe('config/expand-env', () => {
         tree,
         {
           mcpServers: {
-            s: { command: '${BIN}/server', args: ['--root', '${WORKSPACE}', '$${LITERAL}'], env: { KEY: '${TOKEN}', PLAIN: '${WORKSPACE}x' }, cwd: '${WORKSPACE}/sub' },
+            s: {
+              command: '${BIN}/server',
+              args: ['--root', '${WORKSPACE}', '$${LITERAL}'],
+              env: { KEY: '${TOKEN}', PLAIN: '${WORKSPACE}x' },
+              cwd: '${WORKSPACE}/sub',
+            },
             h: { url: 'https://${HOST}/mcp', headers: { Authorization: 'Bearer ${TOKEN}' } },
           },
         },
@@ -115,10 +120,7 @@ describe('config/expand-env', () => {
       assert.doesNotMatch(docs.message, /present-value/);
       const fs = errorOf(loaded, 'fs');
       assert.ok(fs instanceof EnvVarMissingError);
-      assert.equal(
-        fs.message,
-        `Server "fs": environment variable DOCS_TOKEN is not set on the target machine (used in ${file}). Set it or edit the entry.`,
-      );
+      assert.equal(fs.message, `Server "fs": environment variable DOCS_TOKEN is not set on the target machine (used in ${file}). Set it or edit the entry.`);
       assert.deepEqual(stdioOf(loaded, 'ok').args, ['present-value-1234']);
     });
 
@@ -134,7 +136,10 @@ describe('config/expand-env', () => {
       assert.ok(a instanceof ConfigError);
       assert.equal(a.jsonPath, '$.mcpServers.a.args[1]');
       assert.equal(a.server, 'a');
-      assert.match(a.message, /\$\.mcpServers\.a\.args\[1\] contains an unsupported "\$\{\.\.\.\}" form at character 1; only \$\{NAME\} references are supported/);
+      assert.match(
+        a.message,
+        /\$\.mcpServers\.a\.args\[1\] contains an unsupported "\$\{\.\.\.\}" form at character 1; only \$\{NAME\} references are supported/,
+      );
       assert.doesNotMatch(a.message, /secret-default/);
       const b = configErrorOf(loaded, 'b');
       assert.equal(b.jsonPath, '$.mcpServers.b.headers["X-A"]');

@@ -30,15 +30,19 @@ describe('config/fingerprint', () => {
   const http = { url: 'https://example.com/mcp', headers: { A: '1', B: '2' }, timeout: 30 };
 
   it('is the same for the same resolved config, across loads, names and key order', async () => {
-    const loaded = await loadWith(tree, {
-      mcpServers: {
-        one: stdio,
-        two: { timeout: 30, cwd: '/srv', env: { B: '2', A: '1' }, args: ['server.js', '--flag'], command: 'node' },
-        viaVar: { ...stdio, command: '${NODE}' },
-        h1: http,
-        h2: { ...http, headers: { B: '2', A: '1' } },
+    const loaded = await loadWith(
+      tree,
+      {
+        mcpServers: {
+          one: stdio,
+          two: { timeout: 30, cwd: '/srv', env: { B: '2', A: '1' }, args: ['server.js', '--flag'], command: 'node' },
+          viaVar: { ...stdio, command: '${NODE}' },
+          h1: http,
+          h2: { ...http, headers: { B: '2', A: '1' } },
+        },
       },
-    }, { NODE: 'node' });
+      { NODE: 'node' },
+    );
     const again = await loadWith(tree, { mcpServers: { renamed: stdio } });
     assert.equal(fingerprintOf(loaded, 'one'), fingerprintOf(loaded, 'two'));
     assert.equal(fingerprintOf(loaded, 'one'), fingerprintOf(loaded, 'viaVar'));

@@ -4,13 +4,7 @@
 import assert from 'node:assert/strict';
 import { ConfigError as ConfigErrorClass, type ConfigError, type EnvVarMissingError } from '../../src/common/errors.js';
 import { loadConfig } from '../../src/config/index.js';
-import type {
-  LoadConfigOptions,
-  LoadedConfig,
-  ResolvedHttpConfig,
-  ResolvedStdioConfig,
-  ServerSlot,
-} from '../../src/config/index.js';
+import type { LoadConfigOptions, LoadedConfig, ResolvedHttpConfig, ResolvedStdioConfig, ServerSlot } from '../../src/config/index.js';
 import { TempMachine, type TempTree } from './temp-machine.js';
 
 /** Writes `config` as the default file and loads it with `variables` as the machine's env. */

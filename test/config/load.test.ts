@@ -57,7 +57,10 @@ describe('config/load', () => {
 
     it('rejects a relative cwd option with a TypeError', async () => {
       const machine = new TempMachine(tree.home);
-      await assert.rejects(loadConfig({ machine, cwd: 'relative/dir' }), { name: 'TypeError', message: /options\.cwd must be an absolute POSIX path, got "relative\/dir"/ });
+      await assert.rejects(loadConfig({ machine, cwd: 'relative/dir' }), {
+        name: 'TypeError',
+        message: /options\.cwd must be an absolute POSIX path, got "relative\/dir"/,
+      });
     });
   });
 

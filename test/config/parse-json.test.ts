@@ -21,10 +21,7 @@ describe('config/parse-json', () => {
     assert.equal(error.file, '/x/mcp.json');
     assert.equal(error.line, 4);
     assert.equal(error.column, 5);
-    assert.equal(
-      error.message,
-      "Invalid JSON in /x/mcp.json at line 4, column 5: Expected ',' or '}' after property value. Fix the syntax and retry.",
-    );
+    assert.equal(error.message, "Invalid JSON in /x/mcp.json at line 4, column 5: Expected ',' or '}' after property value. Fix the syntax and retry.");
   });
 
   it('reports the first line and column for an error at the very start', () => {

@@ -129,7 +129,10 @@ describe('config/redact in server output (real processes)', function () {
         // Another server: it inherits the machine's environment and prints the secret.
         chatty: { command: node, args: ['-e', 'process.stderr.write("env says " + process.env.BERRY_REDACT_TEST_SECRET + "\\n"); process.exit(3)'] },
         // Its 4 KB stderr tail starts in the middle of the secret.
-        cut: { command: node, args: ['-e', `process.stderr.write("a".repeat(10000) + process.env.BERRY_REDACT_TEST_SECRET + "b".repeat(4096 - 12)); process.exit(3)`] },
+        cut: {
+          command: node,
+          args: ['-e', `process.stderr.write("a".repeat(10000) + process.env.BERRY_REDACT_TEST_SECRET + "b".repeat(4096 - 12)); process.exit(3)`],
+        },
       };
     },
     { options: { configPath: 'mcp.json' } },

@@ -35,8 +35,13 @@ describe('config/validate-oauth', () => {
   });
 
   it('redacts a private key and its lines', async () => {
-    const key = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij\n-----END PRIVATE KEY-----\n';
-    const loaded = await loadWith(tree, { mcpServers: { h: { url: URL, oauth: { clientId: 'c', privateKey: '${KEY}', signingAlgorithm: 'ES256' } } } }, { KEY: key });
+    const key =
+      '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\nAbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefghij\n-----END PRIVATE KEY-----\n';
+    const loaded = await loadWith(
+      tree,
+      { mcpServers: { h: { url: URL, oauth: { clientId: 'c', privateKey: '${KEY}', signingAlgorithm: 'ES256' } } } },
+      { KEY: key },
+    );
     const redact = createRedactor(httpOf(loaded, 'h').secrets);
     assert.ok(!redact('line: MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg').includes('MIGHAgEAMBMG'));
   });

@@ -16,24 +16,31 @@ describe('config/validate-sandbox', () => {
     const loaded = await loadWith(tree, { mcpServers: { 'my files': { command: 'node', sandbox } } }, { TOOLS: '/srv' });
     const policy = stdioOf(loaded, 'my files').sandbox;
     assert.ok(policy);
-    assert.deepEqual({ ...policy, binds: policy.binds.map((b) => ({ ...b })), envPass: [...policy.envPass] }, {
-      mode: 'on',
-      network: true,
-      workspace: 'ro',
-      binds: [
-        // /data is mounted before /data/tools, which sits inside it; the rest keeps its order.
-        { source: `${tree.home}/cache`, target: '/data', writable: true },
-        { source: '/srv/opt', target: '/data/tools', writable: false },
-        { source: '/etc/ssl', target: '/etc/ssl', writable: false },
-      ],
-      envPass: ['HTTPS_PROXY'],
-      home: `${tree.home}/.config/berry/mcp-homes/my%20files`,
-    });
+    assert.deepEqual(
+      { ...policy, binds: policy.binds.map((b) => ({ ...b })), envPass: [...policy.envPass] },
+      {
+        mode: 'on',
+        network: true,
+        workspace: 'ro',
+        binds: [
+          // /data is mounted before /data/tools, which sits inside it; the rest keeps its order.
+          { source: `${tree.home}/cache`, target: '/data', writable: true },
+          { source: '/srv/opt', target: '/data/tools', writable: false },
+          { source: '/etc/ssl', target: '/etc/ssl', writable: false },
+        ],
+        envPass: ['HTTPS_PROXY'],
+        home: `${tree.home}/.config/berry/mcp-homes/my%20files`,
+      },
+    );
   });
 
   it('an entry without sandbox, or with mode "off", resolves exactly as before (same fingerprint)', async () => {
     const loaded = await loadWith(tree, {
-      mcpServers: { plain: { command: 'node' }, off: { command: 'node', sandbox: { mode: 'off', network: false } }, on: { command: 'node', sandbox: { mode: 'on' } } },
+      mcpServers: {
+        plain: { command: 'node' },
+        off: { command: 'node', sandbox: { mode: 'off', network: false } },
+        on: { command: 'node', sandbox: { mode: 'on' } },
+      },
     });
     assert.equal(stdioOf(loaded, 'plain').sandbox, undefined);
     assert.equal(stdioOf(loaded, 'off').sandbox, undefined);

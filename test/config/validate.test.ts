@@ -3,7 +3,8 @@ import { ConfigError } from '../../src/common/errors.js';
 import { createTempTree, type TempTree } from './temp-machine.js';
 import { configErrorOf, errorOf, httpOf, loadWith, slotOf, stdioOf } from './load-helpers.js';
 
-const ALLOWED = 'Allowed keys: command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
+const ALLOWED =
+  'Allowed keys: command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
 
 describe('config/validate', () => {
   let tree: TempTree;
@@ -117,7 +118,10 @@ describe('config/validate', () => {
   it('reports every problem of an entry in one message', async () => {
     const error = await entryError({ command: 'x', args: [1], timeout: -5, extra: true });
     assert.equal(error.jsonPath, '$.mcpServers.srv.args[0]');
-    assert.match(error.message, /is invalid \(3 problems\): \$\.mcpServers\.srv\.args\[0\] must be a string, got number; \$\.mcpServers\.srv\.timeout .* got -5; \$\.mcpServers\.srv\.extra is not a known key/);
+    assert.match(
+      error.message,
+      /is invalid \(3 problems\): \$\.mcpServers\.srv\.args\[0\] must be a string, got number; \$\.mcpServers\.srv\.timeout .* got -5; \$\.mcpServers\.srv\.extra is not a known key/,
+    );
   });
 
   it('uses ["..."] in JSON paths for names that are not identifiers', async () => {
@@ -138,7 +142,11 @@ describe('config/validate', () => {
     const loaded = await loadWith(tree, text);
     assert.deepEqual(
       loaded.servers.map((slot) => [slot.name, slot.status]),
-      [['__proto__', 'ok'], ['constructor', 'ok'], ['toString', 'ok']],
+      [
+        ['__proto__', 'ok'],
+        ['constructor', 'ok'],
+        ['toString', 'ok'],
+      ],
     );
     assert.equal(stdioOf(loaded, '__proto__').command, 'p');
     assert.deepEqual(stdioOf(loaded, '__proto__').args, ['1']);
@@ -158,17 +166,25 @@ describe('config/validate', () => {
     assert.equal(Object.getPrototypeOf(env), null);
     assert.equal(httpOf(loaded, 'b').headers['constructor'], 'v2');
     assert.equal(configErrorOf(loaded, 'c').jsonPath, '$.mcpServers.c.env.__proto__');
-    assert.match(configErrorOf(loaded, 'c').message, /\$\.mcpServers\.c\.env\.__proto__ cannot be passed on: a JavaScript object drops a key named "__proto__"; rename it/);
+    assert.match(
+      configErrorOf(loaded, 'c').message,
+      /\$\.mcpServers\.c\.env\.__proto__ cannot be passed on: a JavaScript object drops a key named "__proto__"; rename it/,
+    );
     assert.equal(configErrorOf(loaded, 'd').jsonPath, '$.mcpServers.d.headers.__proto__');
     assert.doesNotMatch(configErrorOf(loaded, 'c').message, /v4/);
   });
 
   it('reports a server name given twice, and a key given twice in an entry', async () => {
-    const text = '{"mcpServers": {\n"a": {"command": "x"},\n"b": {"command": "y", "args": [], "args": ["2"]},\n"a": {"command": "z"},\n"c": {"command": "ok"}}}';
+    const text =
+      '{"mcpServers": {\n"a": {"command": "x"},\n"b": {"command": "y", "args": [], "args": ["2"]},\n"a": {"command": "z"},\n"c": {"command": "ok"}}}';
     const loaded = await loadWith(tree, text);
     assert.deepEqual(
       loaded.servers.map((slot) => [slot.name, slot.status]),
-      [['a', 'error'], ['b', 'error'], ['c', 'ok']],
+      [
+        ['a', 'error'],
+        ['b', 'error'],
+        ['c', 'ok'],
+      ],
     );
     const a = configErrorOf(loaded, 'a');
     assert.equal(a.jsonPath, '$.mcpServers.a');

@@ -9,7 +9,10 @@ import { tempDir } from '../support/temp-dir.js';
 
 /** A real local machine on which another editor saves the config right after our temp file is written. */
 class RacingMachine extends LocalMachine {
-  constructor(private readonly target: string, private readonly theirs: string) {
+  constructor(
+    private readonly target: string,
+    private readonly theirs: string,
+  ) {
     super();
   }
   override async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
@@ -20,7 +23,10 @@ class RacingMachine extends LocalMachine {
 
 /** A real local machine on which the config's symlink is pointed elsewhere right after our temp file is written. */
 class RelinkingMachine extends LocalMachine {
-  constructor(private readonly link: string, private readonly elsewhere: string) {
+  constructor(
+    private readonly link: string,
+    private readonly elsewhere: string,
+  ) {
     super();
   }
   override async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
@@ -98,7 +104,8 @@ describe('config/write-config: replacing the file atomically', () => {
     const path = join(tmp.dir, 'not-a-dir', 'mcp.json');
     await assert.rejects(
       replaceConfigText(new LocalMachine(), path, undefined, '{}'),
-      (error: unknown) => isCode('MCP_CONFIG_WRITE_FAILED')(error) && /Cannot write the MCP config file .*not-a-dir\/mcp\.json: (ENOTDIR|EEXIST)/.test((error as Error).message),
+      (error: unknown) =>
+        isCode('MCP_CONFIG_WRITE_FAILED')(error) && /Cannot write the MCP config file .*not-a-dir\/mcp\.json: (ENOTDIR|EEXIST)/.test((error as Error).message),
     );
   });
 });

@@ -125,7 +125,8 @@ function parseArgs(argv: readonly string[]): Options {
     else if (arg === '--pin') process.env['BERRY_CONFORMANCE_PIN'] = '1';
     else scenarios.push(arg);
   }
-  for (const set of sets ?? []) if (!release.sets.includes(set)) throw new Error(`release ${release.name} has no set "${set}": use ${release.sets.join(' or ')}`);
+  for (const set of sets ?? [])
+    if (!release.sets.includes(set)) throw new Error(`release ${release.name} has no set "${set}": use ${release.sets.join(' or ')}`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error('--concurrency takes a whole number ≥ 1');
   return { release, sets: sets ?? release.sets, scenarios, concurrency };
 }
@@ -164,7 +165,10 @@ async function main(): Promise<number> {
   ensureNode24();
   const options = parseArgs(process.argv.slice(2));
   const { release } = options;
-  if (!existsSync(release.suite)) throw new Error(`${release.suite} is missing: npm install (release ${release.name}), or point BERRY_CONFORMANCE_SUITE_${release.name.replace('.', '_')} at a copy`);
+  if (!existsSync(release.suite))
+    throw new Error(
+      `${release.suite} is missing: npm install (release ${release.name}), or point BERRY_CONFORMANCE_SUITE_${release.name.replace('.', '_')} at a copy`,
+    );
   const sets = options.sets.flatMap((set) => release.plan(set));
   const expected = expectedFailures(release, sets);
   const planned = options.scenarios.length > 0 ? sets.filter((p) => options.scenarios.includes(p.scenario)) : sets;
@@ -186,7 +190,9 @@ async function main(): Promise<number> {
   const unexpected = outcomes.filter((o) => !o.passed && expected[o.scenario] === undefined);
   const stale = outcomes.filter((o) => o.passed && expected[o.scenario] !== undefined);
   for (const o of stale) {
-    process.stdout.write(`now passing, remove it from ${release.expectedFile.slice(PROJECT_ROOT.length + 1)}: ${o.set} ${o.scenario} (was: ${expected[o.scenario]})\n`);
+    process.stdout.write(
+      `now passing, remove it from ${release.expectedFile.slice(PROJECT_ROOT.length + 1)}: ${o.set} ${o.scenario} (was: ${expected[o.scenario]})\n`,
+    );
   }
   for (const o of unexpected) process.stdout.write(`unexpected failure: ${o.set} ${o.scenario}\n`);
   process.stdout.write(`${outcomes.length} runs in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

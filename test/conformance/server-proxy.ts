@@ -15,13 +15,10 @@ export async function startTokenProxy(target: string, token: string): Promise<To
   const server: Server = createServer((req, res) => {
     const headers = { ...req.headers, authorization: `Bearer ${token}` };
     delete headers.host;
-    const forward = request(
-      { host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      },
-    );
+    const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
     forward.on('error', () => {
       if (!res.headersSent) res.writeHead(502).end();
       else res.destroy();

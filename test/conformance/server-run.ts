@@ -37,14 +37,29 @@ interface Outcome {
 
 async function runScenario(url: string, revision: string, scenario: string, outDir: string): Promise<Outcome> {
   const started = Date.now();
-  const { code, plain, counts } = await runSuite(['server', '--url', url, '--scenario', scenario, '--spec-version', revision, '--expected-failures', EXPECTED, '-o', outDir]);
+  const { code, plain, counts } = await runSuite([
+    'server',
+    '--url',
+    url,
+    '--scenario',
+    scenario,
+    '--spec-version',
+    revision,
+    '--expected-failures',
+    EXPECTED,
+    '-o',
+    outDir,
+  ]);
   // The suite judges with the baseline: exit 0 means no unexpected failure and no stale entry.
   return {
     revision,
     scenario,
     passed: code === 0 && counts !== undefined,
     summary: counts ? `${counts.passed}/${counts.total} checks, ${counts.failed} failed, ${counts.warnings} warnings` : `exit ${code}, no summary`,
-    lines: plain.split('\n').filter((l) => /FAIL|WARN|expected|stale|unexpected/i.test(l)).slice(0, 12),
+    lines: plain
+      .split('\n')
+      .filter((l) => /FAIL|WARN|expected|stale|unexpected/i.test(l))
+      .slice(0, 12),
     ms: Date.now() - started,
   };
 }

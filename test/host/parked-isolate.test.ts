@@ -39,7 +39,10 @@ describe('createHost({ onParkedIsolate }): the embedder hears when its process h
     // Node 24 and 26 recovers from it and from every other script tried (support/parking.ts).
     if (out.after === 0) this.skip();
     for (const code of out.codes) assert.match(code, /^(SCRIPT_MEMORY_LIMIT|recovered)$/, JSON.stringify(out));
-    assert.deepEqual(out.events, Array.from({ length: out.after }, (_, i) => ({ parkedIsolates: i + 1 })));
+    assert.deepEqual(
+      out.events,
+      Array.from({ length: out.after }, (_, i) => ({ parkedIsolates: i + 1 })),
+    );
     // Told after the run that parked, never after a plain one.
     const counts = out.eventsAfterEach;
     for (let i = 1; i < counts.length; i += 2) assert.equal(counts[i], counts[i - 1], JSON.stringify(counts));

@@ -80,7 +80,10 @@ return Date.now() - started;
     } finally {
       process.off('warning', onWarning);
     }
-    assert.deepEqual(warnings.map((w) => w.name), []);
+    assert.deepEqual(
+      warnings.map((w) => w.name),
+      [],
+    );
   });
 
   it('host errors reach the script as Errors with a stable code and no host internals', async () => {
@@ -137,10 +140,9 @@ try {
 
   it('progress reported by a tool reaches onProgress', async () => {
     const seen: number[] = [];
-    const record = await t.host.run(
-      'await tools.mcp_call({ server: "fault", tool: "progress", arguments: { steps: 3, intervalMs: 50 } });',
-      { onProgress: (p) => seen.push(p.progress) },
-    );
+    const record = await t.host.run('await tools.mcp_call({ server: "fault", tool: "progress", arguments: { steps: 3, intervalMs: 50 } });', {
+      onProgress: (p) => seen.push(p.progress),
+    });
     assert.equal(record.ok, true, JSON.stringify(record.error));
     assert.deepEqual(seen, [1, 2, 3]);
   });
@@ -160,9 +162,12 @@ try {
     assert.match(message, /more than the limit of 4194304 bytes \(maxArgumentBytes\)/);
     assert.equal(echoed, 1e6);
     assert.equal(record.calls, 1);
-    const lower = await t.host.run('try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x".repeat(2000) } }); } catch (e) { return e.code; }', {
-      maxArgumentBytes: 1000,
-    });
+    const lower = await t.host.run(
+      'try { await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "x".repeat(2000) } }); } catch (e) { return e.code; }',
+      {
+        maxArgumentBytes: 1000,
+      },
+    );
     assert.equal(lower.result, 'MCP_INVALID_ARGUMENT');
   });
 

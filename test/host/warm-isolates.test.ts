@@ -9,7 +9,9 @@ describe('host.run from the warm isolate pool (warmIsolates)', function () {
   const t = useTestHost({ fault: faultEntry() }, { options: { configPath: 'mcp.json', warmIsolates: 2 } });
 
   it('a run in a sandbox made ahead calls a real server, outputs and logs reach its record, and the next run starts clean', async () => {
-    const first = await t.host.run('globalThis.left = 1; console.log("one"); return (await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "a" } })).content[0].text');
+    const first = await t.host.run(
+      'globalThis.left = 1; console.log("one"); return (await tools.mcp_call({ server: "fault", tool: "echo", arguments: { text: "a" } })).content[0].text',
+    );
     assert.equal(first.ok, true, JSON.stringify(first.error));
     // Made after the first run ended: the next runs take them.
     await sleep(100);

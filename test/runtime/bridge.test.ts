@@ -105,7 +105,14 @@ describe('shapeHostError', () => {
     assert.deepEqual(shapeHostError('text'), { name: 'Error', message: 'text' });
     assert.deepEqual(shapeHostError({ reason: 'x' }), { name: 'Error', message: '{"reason":"x"}' });
     assert.deepEqual(shapeHostError(null), { name: 'Error', message: 'null' });
-    const hostile = new Proxy({}, { get: () => { throw new Error('trap'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     assert.deepEqual(shapeHostError(hostile), { name: 'Error', message: 'A host function failed with a value that cannot be described' });
   });
 });

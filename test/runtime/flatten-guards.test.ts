@@ -12,11 +12,30 @@ describe('flattening guards (flatten-guards-source.ts): a rope the limit cannot 
 
   it('refuses each flattening builtin with a RangeError the script catches, and the run goes on', async () => {
     const attempts = [
-      'JSON.stringify(s)', 's.toUpperCase()', 's.toLowerCase()', 's.toLocaleUpperCase()', 's.toLocaleLowerCase()',
-      's.normalize()', 's.replaceAll("a", "b")', 's.replace(/a/g, "b")', 's.replace(/a/g, () => "b")', 's.replaceAll(/a/g, "$&")',
-      's.match(/a/g)', '[...s.matchAll(/a/g)]', 's.split("a", 2)', '/(?:)/[Symbol.split](s)', '/a/g[Symbol.replace](s, "b")',
-      '[s, "x"].join("")', '[s].toLocaleString()', 'String([s, s])', '`${[s, 1]}`', 'encodeURIComponent(s)', 'escape(s)',
-      'decodeURIComponent(s)', 'JSON.parse(s)', 'String.prototype.toUpperCase.call({ toString: () => s })',
+      'JSON.stringify(s)',
+      's.toUpperCase()',
+      's.toLowerCase()',
+      's.toLocaleUpperCase()',
+      's.toLocaleLowerCase()',
+      's.normalize()',
+      's.replaceAll("a", "b")',
+      's.replace(/a/g, "b")',
+      's.replace(/a/g, () => "b")',
+      's.replaceAll(/a/g, "$&")',
+      's.match(/a/g)',
+      '[...s.matchAll(/a/g)]',
+      's.split("a", 2)',
+      '/(?:)/[Symbol.split](s)',
+      '/a/g[Symbol.replace](s, "b")',
+      '[s, "x"].join("")',
+      '[s].toLocaleString()',
+      'String([s, s])',
+      '`${[s, 1]}`',
+      'encodeURIComponent(s)',
+      'escape(s)',
+      'decodeURIComponent(s)',
+      'JSON.parse(s)',
+      'String.prototype.toUpperCase.call({ toString: () => s })',
       'String.prototype.toUpperCase.call(new String(s))',
     ];
     const code = `${ROPE} const out = [];
@@ -51,15 +70,35 @@ describe('flattening guards (flatten-guards-source.ts): a rope the limit cannot 
     // Evaluated here with Node's own builtins, and in the sandbox through the guards.
     const cases = [
       '["a", 1, null, undefined, [2, [3]], { toString() { return "o"; } }].join("-")',
-      '[1, 2, 3].join()', '[1, 2].join(undefined)', '[1, 2].join(null)', '[].join("x")', '[,,].join("-")',
-      'Array.prototype.join.call({ length: 3, 0: "a", 2: "c" }, "+")', 'Array.prototype.join.call("abc", ".")',
-      '(() => { const a = [1, 2]; a.push(a, [a, 3]); return a.join("|"); })()', 'String([1, [2, 3]])', '`${[1, 2]}`',
-      '[1234.5, null, "x"].toLocaleString()', '"Straße ǅ".toUpperCase()', '"ǅ İ".toLowerCase()',
-      '"e\\u0301".normalize("NFC").length', '"a\\ud800b".toWellFormed()', '"aXbX".replace(/X/g, (m, i) => i)', '"abc".replace(/(b)/g, "[$1]")',
-      '"aaa".replaceAll("a", "$&$&")', '"a1b22".match(/\\d+/g)', '[..."a1b22".matchAll(/\\d/g)].map((m) => m.index)',
-      '"a,b,,c".split(/,/)', '"x y".split(" ", 1)', 'encodeURIComponent("a b/ü")', 'decodeURIComponent("a%20b")',
-      'escape("ü")', 'JSON.stringify({ a: [1, "x"], b: undefined }, null, 2)', 'JSON.stringify({ b: 1, a: 2 }, ["a"])',
-      'JSON.stringify("x\\u0000")', 'JSON.stringify({ toJSON() { return "j"; } })',
+      '[1, 2, 3].join()',
+      '[1, 2].join(undefined)',
+      '[1, 2].join(null)',
+      '[].join("x")',
+      '[,,].join("-")',
+      'Array.prototype.join.call({ length: 3, 0: "a", 2: "c" }, "+")',
+      'Array.prototype.join.call("abc", ".")',
+      '(() => { const a = [1, 2]; a.push(a, [a, 3]); return a.join("|"); })()',
+      'String([1, [2, 3]])',
+      '`${[1, 2]}`',
+      '[1234.5, null, "x"].toLocaleString()',
+      '"Straße ǅ".toUpperCase()',
+      '"ǅ İ".toLowerCase()',
+      '"e\\u0301".normalize("NFC").length',
+      '"a\\ud800b".toWellFormed()',
+      '"aXbX".replace(/X/g, (m, i) => i)',
+      '"abc".replace(/(b)/g, "[$1]")',
+      '"aaa".replaceAll("a", "$&$&")',
+      '"a1b22".match(/\\d+/g)',
+      '[..."a1b22".matchAll(/\\d/g)].map((m) => m.index)',
+      '"a,b,,c".split(/,/)',
+      '"x y".split(" ", 1)',
+      'encodeURIComponent("a b/ü")',
+      'decodeURIComponent("a%20b")',
+      'escape("ü")',
+      'JSON.stringify({ a: [1, "x"], b: undefined }, null, 2)',
+      'JSON.stringify({ b: 1, a: 2 }, ["a"])',
+      'JSON.stringify("x\\u0000")',
+      'JSON.stringify({ toJSON() { return "j"; } })',
     ];
     const expected = cases.map((c) => new Function(`return ${c};`)());
     const record = await run(`return [${cases.join(', ')}];`);
@@ -71,7 +110,13 @@ describe('flattening guards (flatten-guards-source.ts): a rope the limit cannot 
   });
 
   it('converts as the builtins do: a Symbol throws a TypeError where String() would describe it', async () => {
-    const attempts = ['[Symbol("x")].join()', '[1].join(Symbol("x"))', 'String.prototype.toUpperCase.call(Symbol("x"))', '/a/[Symbol.match](Symbol("x"))', 'encodeURI(Symbol("x"))'];
+    const attempts = [
+      '[Symbol("x")].join()',
+      '[1].join(Symbol("x"))',
+      'String.prototype.toUpperCase.call(Symbol("x"))',
+      '/a/[Symbol.match](Symbol("x"))',
+      'encodeURI(Symbol("x"))',
+    ];
     const expected = attempts.map((a) => {
       try {
         new Function(`return ${a};`)();

@@ -89,7 +89,10 @@ describe('runtime: answers too large for the sandbox fail their call, never the 
     const concurrent = get('concurrent').result as string[];
     const fitted = concurrent.filter((c) => c === 'ok').length;
     assert.ok(fitted >= 2 && fitted <= 5, concurrent.join());
-    assert.ok(concurrent.every((c) => c === 'ok' || c === 'MCP_RESULT_TOO_LARGE'), concurrent.join());
+    assert.ok(
+      concurrent.every((c) => c === 'ok' || c === 'MCP_RESULT_TOO_LARGE'),
+      concurrent.join(),
+    );
   });
 
   it('answers dropped as they come do not add up: 20 × 4 MB at 16 MB all arrive', () => {

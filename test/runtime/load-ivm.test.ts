@@ -46,7 +46,12 @@ describe('loadIsolatedVm', () => {
       const { code, message } = JSON.parse(out) as { code: string; message: string };
       const alias = isolatedVmFor(nodeMajor).packageName;
       assert.equal(code, 'SCRIPT_SETUP_FAILED');
-      assert.match(message, new RegExp(`needs isolated-vm \\d \\(npm alias ${alias}, for Node [\\d a-z]+\\), which is not installed on Node ${process.version.replace(/\./g, '\\.')}`));
+      assert.match(
+        message,
+        new RegExp(
+          `needs isolated-vm \\d \\(npm alias ${alias}, for Node [\\d a-z]+\\), which is not installed on Node ${process.version.replace(/\./g, '\\.')}`,
+        ),
+      );
       assert.match(message, /supported: Node 20, 22, 24 and 26/);
       assert.match(message, /Run `npm install` again with this Node/);
     } finally {

@@ -38,7 +38,10 @@ describe('memory limit against the red-team classes (real runs, host RSS measure
       ['--no-node-snapshot', '--expose-gc', join(FIXTURES_DIR, 'memory-attacks.mjs'), String(LIMIT_MB), '1', '1000'],
       { env: { ...process.env, MALLOC_ARENA_MAX: '2' }, maxBuffer: 1 << 20 },
     );
-    const parsed = stdout.trim().split('\n').map((line) => JSON.parse(line) as AttackLine | Summary);
+    const parsed = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as AttackLine | Summary);
     lines = parsed.filter((line): line is AttackLine => !('summary' in line));
     summary = parsed.find((line): line is Summary => 'summary' in line)!;
   });

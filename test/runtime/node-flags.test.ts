@@ -6,7 +6,10 @@ import { hasNoNodeSnapshot, refusedFlags } from '../../src/runtime/node-flags.js
 import { PROJECT_ROOT } from '../support/paths.js';
 
 /** Runs one script with runScript in a Node started with `flags`; prints the record or the setup error. */
-function runUnder(flags: string[], code: string): { record?: { ok: boolean; result?: unknown; error?: { code?: string } }; error?: { code: string; message: string } } {
+function runUnder(
+  flags: string[],
+  code: string,
+): { record?: { ok: boolean; result?: unknown; error?: { code?: string } }; error?: { code: string; message: string } } {
   const runtime = join(PROJECT_ROOT, 'dist/src/runtime/index.js');
   const program = `
     const { runScript } = await import(${JSON.stringify(runtime)});
@@ -28,10 +31,12 @@ describe('checkNodeFlags', () => {
   it('normalizes _ and - and one or two dashes, and finds refused flags in NODE_OPTIONS too', () => {
     assert.deepEqual(refusedFlags(['--allow_natives_syntax'], undefined), ['--allow_natives_syntax']);
     assert.deepEqual(refusedFlags([], '--max-old-space-size=64 -allow-natives_syntax'), ['-allow-natives_syntax']);
-    assert.deepEqual(
-      refusedFlags(['--expose-trigger-failure', '--expose_gc_as=peek', '--expose-statistics', '--expose-externalize-string'], undefined),
-      ['--expose-trigger-failure', '--expose_gc_as=peek', '--expose-statistics', '--expose-externalize-string'],
-    );
+    assert.deepEqual(refusedFlags(['--expose-trigger-failure', '--expose_gc_as=peek', '--expose-statistics', '--expose-externalize-string'], undefined), [
+      '--expose-trigger-failure',
+      '--expose_gc_as=peek',
+      '--expose-statistics',
+      '--expose-externalize-string',
+    ]);
     assert.deepEqual(refusedFlags(['--expose-gc', '--expose_gc', '--no-node-snapshot', '--noallow-natives-syntax'], '--trace-gc'), []);
     assert.equal(hasNoNodeSnapshot(['--no_node_snapshot'], undefined), true);
   });

@@ -32,7 +32,10 @@ describe('normalizeRunOptions', () => {
       [{ functions: {}, filename: '' }, /options\.filename/],
     ];
     for (const [options, message] of bad) {
-      assert.throws(() => normalizeRunOptions(options as RunScriptOptions), (error: unknown) => error instanceof TypeError && message.test(error.message));
+      assert.throws(
+        () => normalizeRunOptions(options as RunScriptOptions),
+        (error: unknown) => error instanceof TypeError && message.test(error.message),
+      );
     }
   });
 

@@ -22,7 +22,10 @@ describe('OutputCollector', () => {
     assert.equal(outputs.accept('text', 'abc'), 7 + 2 * O);
     assert.equal(outputs.accept('warn', 'de'), 5 + O);
     assert.equal(outputs.accept('text', 'fghij'), 0);
-    assert.deepEqual(outputs.outputs, [{ type: 'text', text: 'abc' }, { type: 'text', text: 'fghij' }]);
+    assert.deepEqual(outputs.outputs, [
+      { type: 'text', text: 'abc' },
+      { type: 'text', text: 'fghij' },
+    ]);
     assert.deepEqual(outputs.logs, [{ level: 'warn', text: 'de' }]);
   });
 
@@ -91,7 +94,10 @@ describe('OutputCollector', () => {
     for (let i = 0; i < MAX_ENTRIES + 5; i++) outputs.accept(i % 3 === 0 ? 'warn' : 'text', '');
     assert.equal(outputs.outputs.length + outputs.logs.length, MAX_ENTRIES);
     const texts = [...outputs.outputs, ...outputs.logs].map((entry) => ('text' in entry ? entry.text : ''));
-    assert.deepEqual(texts.filter((text) => text !== ''), [`[output truncated: limit of ${MAX_ENTRIES} entries reached]`]);
+    assert.deepEqual(
+      texts.filter((text) => text !== ''),
+      [`[output truncated: limit of ${MAX_ENTRIES} entries reached]`],
+    );
     assert.equal(outputs.accept('text', 'x'), BUDGET_SPENT);
   });
 });

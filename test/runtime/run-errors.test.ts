@@ -12,7 +12,13 @@ describe('run errors', () => {
 
   it('takes position and message apart from isolated-vm compile errors', () => {
     const error = Object.assign(new SyntaxError("Unexpected token ';' [job.js:4:9]"), {});
-    assert.deepEqual(compileError(error, 'job.js', 'a\nb\nc\nlet x = ;\nd'), { name: 'SyntaxError', message: "Unexpected token ';'", code: 'SCRIPT_ERROR', line: 4, column: 9 });
+    assert.deepEqual(compileError(error, 'job.js', 'a\nb\nc\nlet x = ;\nd'), {
+      name: 'SyntaxError',
+      message: "Unexpected token ';'",
+      code: 'SCRIPT_ERROR',
+      line: 4,
+      column: 9,
+    });
     assert.deepEqual(compileError(new SyntaxError('odd'), 'job.js', ''), { name: 'SyntaxError', message: 'odd', code: 'SCRIPT_ERROR' });
   });
 

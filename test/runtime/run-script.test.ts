@@ -152,13 +152,7 @@ describe('runScript', () => {
     });
 
     it('refuses code that closes the async wrapper early, before running any of it', async () => {
-      const cases = [
-        '}); "=not json"; (() => {',
-        '}); "!null"; (() => {',
-        '}); 42; (() => {',
-        '})(); (async () => {',
-        '}); while (true) {} (() => {',
-      ];
+      const cases = ['}); "=not json"; (() => {', '}); "!null"; (() => {', '}); 42; (() => {', '})(); (async () => {', '}); while (true) {} (() => {'];
       for (const code of cases) {
         const record = await run(code, { timeoutMs: 5000 });
         assert.equal(record.ok, false, code);
@@ -169,8 +163,14 @@ describe('runScript', () => {
     });
 
     it('rejects only for bad options', async () => {
-      await assert.rejects(runScript('return 1', { functions: { echo }, timeoutMs: -1 }), { name: 'TypeError', message: /^options\.timeoutMs must be .* got -1/ });
-      await assert.rejects(runScript(42 as unknown as string, { functions: {} }), { name: 'TypeError', message: 'runScript code must be a string, got number' });
+      await assert.rejects(runScript('return 1', { functions: { echo }, timeoutMs: -1 }), {
+        name: 'TypeError',
+        message: /^options\.timeoutMs must be .* got -1/,
+      });
+      await assert.rejects(runScript(42 as unknown as string, { functions: {} }), {
+        name: 'TypeError',
+        message: 'runScript code must be a string, got number',
+      });
     });
   });
 
@@ -385,7 +385,7 @@ describe('runScript', () => {
       assert.deepEqual([atRecord, after], [false, true]);
     });
 
-    it('disposes a stopped run\'s isolate before its record: a timed-out loop is ended at once', async () => {
+    it("disposes a stopped run's isolate before its record: a timed-out loop is ended at once", async () => {
       const { record, atRecord } = await disposals('await tools.echo(1); for (;;) {}', { timeoutMs: 300 });
       assert.equal(record.error?.code, 'SCRIPT_TIMEOUT');
       assert.equal(atRecord, true);

@@ -14,14 +14,66 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwA
  * the sandbox removes: Intl and WebAssembly (memory outside the heap limit).
  */
 const V8_GLOBALS = [
-  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined', 'Boolean',
-  'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError', 'RangeError',
-  'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math', 'ArrayBuffer',
-  'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array', 'Int32Array', 'Float32Array',
-  'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array', 'DataView', 'Map', 'BigInt', 'Set',
-  'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'FinalizationRegistry', 'WeakRef', 'decodeURI', 'decodeURIComponent',
-  'encodeURI', 'encodeURIComponent', 'escape', 'unescape', 'eval', 'isFinite', 'isNaN', 'console',
-  'SharedArrayBuffer', 'Atomics',
+  'Object',
+  'Function',
+  'Array',
+  'Number',
+  'parseFloat',
+  'parseInt',
+  'Infinity',
+  'NaN',
+  'undefined',
+  'Boolean',
+  'String',
+  'Symbol',
+  'Date',
+  'Promise',
+  'RegExp',
+  'Error',
+  'AggregateError',
+  'EvalError',
+  'RangeError',
+  'ReferenceError',
+  'SyntaxError',
+  'TypeError',
+  'URIError',
+  'globalThis',
+  'JSON',
+  'Math',
+  'ArrayBuffer',
+  'Uint8Array',
+  'Int8Array',
+  'Uint16Array',
+  'Int16Array',
+  'Uint32Array',
+  'Int32Array',
+  'Float32Array',
+  'Float64Array',
+  'Uint8ClampedArray',
+  'BigUint64Array',
+  'BigInt64Array',
+  'DataView',
+  'Map',
+  'BigInt',
+  'Set',
+  'WeakMap',
+  'WeakSet',
+  'Proxy',
+  'Reflect',
+  'FinalizationRegistry',
+  'WeakRef',
+  'decodeURI',
+  'decodeURIComponent',
+  'encodeURI',
+  'encodeURIComponent',
+  'escape',
+  'unescape',
+  'eval',
+  'isFinite',
+  'isNaN',
+  'console',
+  'SharedArrayBuffer',
+  'Atomics',
 ];
 /** Standard ECMAScript globals that later V8s add (Node 22: Iterator; Node 24: the rest; Node 26: Temporal). */
 const LATER_STANDARD_GLOBALS = new Set(['Iterator', 'Float16Array', 'DisposableStack', 'AsyncDisposableStack', 'SuppressedError', 'Temporal']);
@@ -200,7 +252,8 @@ describe('sandbox isolation', () => {
   });
 
   it('stack-trace callsites hand out no bootstrap function or receiver', async () => {
-    const record = await run(`
+    const record = await run(
+      `
       const leaks = [];
       Error.prepareStackTrace = (error, frames) => {
         for (const f of frames) {
@@ -214,7 +267,15 @@ describe('sandbox isolation', () => {
       try { text(a); } catch (e) { e.stack; }
       try { image(null); } catch (e) { e.stack; }
       try { await tools.echo(a); } catch (e) { e.stack; }
-      return leaks;`, { functions: { echo: async () => { throw new Error('host'); } } });
+      return leaks;`,
+      {
+        functions: {
+          echo: async () => {
+            throw new Error('host');
+          },
+        },
+      },
+    );
     assert.deepEqual(record.result, []);
   });
 
@@ -249,9 +310,18 @@ describe('sandbox isolation', () => {
       { functions: { fail } },
     );
     const caught = record.result as Record<string, unknown>;
-    assert.deepEqual({ ...caught, stack: undefined }, {
-      isError: true, proto: true, name: 'Error', message: 'boom /home/secret/path.js', code: 'MCP_TIMEOUT', stack: undefined, keys: ['code'],
-    });
+    assert.deepEqual(
+      { ...caught, stack: undefined },
+      {
+        isError: true,
+        proto: true,
+        name: 'Error',
+        message: 'boom /home/secret/path.js',
+        code: 'MCP_TIMEOUT',
+        stack: undefined,
+        keys: ['code'],
+      },
+    );
     const stack = String(caught['stack']);
     const frames = stack.slice(stack.indexOf('\n'));
     assert.match(frames, /^\n {4}at async script\.js:2:3/);
@@ -315,13 +385,7 @@ describe('sandbox resource classes', () => {
       ];
       const refused = tries.map((t) => { try { t(); return 'filled'; } catch (e) { return e.name; } });
       return [refused, [1, 2, 3, 4, 5].fill(0, 1, -1), [1, 2, 3].fill(7, -2), Array.prototype.fill.call({ length: 2 }, 'x'), new Array(1e6).fill(1).length];`);
-    assert.deepEqual(record.result, [
-      ['RangeError', 'RangeError', 'RangeError'],
-      [1, 0, 0, 0, 5],
-      [1, 7, 7],
-      { 0: 'x', 1: 'x', length: 2 },
-      1e6,
-    ]);
+    assert.deepEqual(record.result, [['RangeError', 'RangeError', 'RangeError'], [1, 0, 0, 0, 5], [1, 7, 7], { 0: 'x', 1: 'x', length: 2 }, 1e6]);
     assert.ok(performance.now() - started < 5_000, 'refused before any work');
   });
 
@@ -334,7 +398,7 @@ describe('sandbox resource classes', () => {
     assert.match(JSON.stringify(record), /output truncated/);
   });
 
-  it('caps one call\'s arguments at maxArgumentBytes before the host function runs', async () => {
+  it("caps one call's arguments at maxArgumentBytes before the host function runs", async () => {
     let called = 0;
     const count: HostFunction = async () => ++called;
     const record = await runScript(

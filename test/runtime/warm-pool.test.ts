@@ -7,8 +7,7 @@ import type { SandboxSpec } from '../../src/runtime/warm-pool.js';
 
 const echo: HostFunction = async (args) => args;
 const options: RunScriptOptions = { functions: { echo }, timeoutMs: 10_000 };
-const run = (pool: IsolatePool, code: string, extra: Partial<RunScriptOptions> = {}): Promise<RunRecord> =>
-  runScript(code, { ...options, ...extra }, pool);
+const run = (pool: IsolatePool, code: string, extra: Partial<RunScriptOptions> = {}): Promise<RunRecord> => runScript(code, { ...options, ...extra }, pool);
 
 async function until(condition: () => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -43,7 +42,10 @@ describe('warm isolate pool', () => {
       assert.equal((await run(pool, 'globalThis.left = 1; return typeof left')).result, 'number');
       await until(() => pool.idle === 2, 'the refill');
       const seen = await Promise.all([run(pool, 'const was = typeof left; globalThis.left = 2; return was'), run(pool, 'return typeof left')]);
-      assert.deepEqual(seen.map((r) => r.result), ['undefined', 'undefined']);
+      assert.deepEqual(
+        seen.map((r) => r.result),
+        ['undefined', 'undefined'],
+      );
       assert.deepEqual(pool.stats, { hits: 2, misses: 1 });
     } finally {
       pool.close();
@@ -74,7 +76,10 @@ describe('warm isolate pool', () => {
       await run(pool, 'return 0');
       await until(() => pool.idle === 2, 'the refill');
       const records = await Promise.all(Array.from({ length: 6 }, (_, i) => run(pool, `return await tools.echo(${i})`)));
-      assert.deepEqual(records.map((r) => r.result), [0, 1, 2, 3, 4, 5]);
+      assert.deepEqual(
+        records.map((r) => r.result),
+        [0, 1, 2, 3, 4, 5],
+      );
       assert.deepEqual(pool.stats, { hits: 2, misses: 5 });
     } finally {
       pool.close();
@@ -113,7 +118,11 @@ describe('warm isolate pool', () => {
       pool.refill();
       await until(() => made.length === 4, 'two made for 64 MB');
       assert.equal(pool.idle, 2);
-      assert.deepEqual(made.slice(0, 2).map((i) => i.isDisposed), [true, true], 'the 128 MB ones were disposed to make room');
+      assert.deepEqual(
+        made.slice(0, 2).map((i) => i.isDisposed),
+        [true, true],
+        'the 128 MB ones were disposed to make room',
+      );
       const taken = pool.take(ivm, other);
       assert.equal(taken?.isolate, made[3]);
       taken?.isolate.dispose();
@@ -131,7 +140,10 @@ describe('warm isolate pool', () => {
     pool.close();
     await sleep(30);
     assert.ok(made.length < 3, 'the refill stopped at close');
-    assert.ok(made.every((isolate) => isolate.isDisposed), 'no isolate left alive');
+    assert.ok(
+      made.every((isolate) => isolate.isDisposed),
+      'no isolate left alive',
+    );
     assert.equal(pool.idle, 0);
     assert.equal(pool.take(ivm, SPEC), undefined);
     pool.refill();

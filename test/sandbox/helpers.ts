@@ -90,7 +90,9 @@ export async function rejectsWith(promise: Promise<unknown>, code: string): Prom
 
 /** Host pids whose command line contains `marker`. */
 export function pidsWithMarker(marker: string): number[] {
-  return processTable().filter((row) => row.cmdline.includes(marker)).map((row) => row.pid);
+  return processTable()
+    .filter((row) => row.cmdline.includes(marker))
+    .map((row) => row.pid);
 }
 
 /** An HTTP server on 127.0.0.1 that answers every request with `pong`. */
@@ -100,9 +102,10 @@ export async function startPong(): Promise<{ url: string; close: () => Promise<v
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/`,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

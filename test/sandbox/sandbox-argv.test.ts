@@ -37,7 +37,17 @@ const DATA: Mount = { real: '/opt/tool', target: '/data', writable: false, role:
 function args(overrides: Partial<SandboxPolicy> = {}, input: Partial<BwrapInput> = {}): string[] {
   const policy = { ...POLICY, ...overrides };
   const mounts = input.mounts ?? [HOME, ...(policy.workspace === 'none' ? [] : [{ ...WORKSPACE, writable: policy.workspace === 'rw' }]), DATA];
-  return bwrapArgs({ facts: parseProbe(PROBE), policy, identity: { kind: 'user' }, realHome: '/home/u', cwd: '/srv/project', command: 'node', args: ['server.js', '--flag'], ...input, mounts });
+  return bwrapArgs({
+    facts: parseProbe(PROBE),
+    policy,
+    identity: { kind: 'user' },
+    realHome: '/home/u',
+    cwd: '/srv/project',
+    command: 'node',
+    args: ['server.js', '--flag'],
+    ...input,
+    mounts,
+  });
 }
 
 /** The argument pairs/triples as one string each, for `includes` checks. */
@@ -51,18 +61,35 @@ describe('sandbox: the probe and the bwrap command line', () => {
     assert.equal(facts.bwrap, '/usr/bin/bwrap');
     assert.equal(facts.refused, undefined);
     assert.match(facts.netRefused ?? '', /RTM_NEWADDR/);
-    assert.deepEqual(facts.roots.find((entry) => entry.path === '/bin'), { path: '/bin', kind: 'link', target: 'usr/bin' });
+    assert.deepEqual(
+      facts.roots.find((entry) => entry.path === '/bin'),
+      { path: '/bin', kind: 'link', target: 'usr/bin' },
+    );
     assert.equal(parseProbe('bwrap\t\n').bwrap, undefined);
-    assert.equal(parseProbe('bwrap\t/usr/bin/bwrap\nns\t1\tbwrap: No permissions to create a new namespace\n').refused, 'bwrap: No permissions to create a new namespace');
+    assert.equal(
+      parseProbe('bwrap\t/usr/bin/bwrap\nns\t1\tbwrap: No permissions to create a new namespace\n').refused,
+      'bwrap: No permissions to create a new namespace',
+    );
   });
 
   it('mounts system directories read-only one by one, leaves home, /root, /tmp and /run out, and drops every capability', () => {
     const list = args();
     const text = joined(list);
-    for (const expected of [' --ro-bind /usr /usr ', ' --ro-bind /etc /etc ', ' --symlink usr/bin /bin ', ' --tmpfs /tmp ', ' --tmpfs /run ', ' --tmpfs /var/tmp ', ' --cap-drop ALL ', ' --unshare-pid ', ' --die-with-parent ']) {
+    for (const expected of [
+      ' --ro-bind /usr /usr ',
+      ' --ro-bind /etc /etc ',
+      ' --symlink usr/bin /bin ',
+      ' --tmpfs /tmp ',
+      ' --tmpfs /run ',
+      ' --tmpfs /var/tmp ',
+      ' --cap-drop ALL ',
+      ' --unshare-pid ',
+      ' --die-with-parent ',
+    ]) {
       assert.ok(text.includes(expected), `${expected} missing from ${text}`);
     }
-    for (const hidden of ['/home', '/root', '/tmp', '/run', '/proc']) assert.ok(!text.includes(` --ro-bind ${hidden} `), `${hidden} is mounted from the machine`);
+    for (const hidden of ['/home', '/root', '/tmp', '/run', '/proc'])
+      assert.ok(!text.includes(` --ro-bind ${hidden} `), `${hidden} is mounted from the machine`);
     assert.ok(!text.includes('--unshare-net'));
     assert.ok(!text.includes('--new-session'), 'the server must stay in the process group the host signals');
   });
@@ -76,7 +103,11 @@ describe('sandbox: the probe and the bwrap command line', () => {
     assert.ok(at(' --ro-bind /opt/tool /data ') > at(' --ro-bind /srv/project /workspace '));
     assert.deepEqual(list.slice(-6), ['--chdir', '/workspace', '--', 'node', 'server.js', '--flag']);
     assert.ok(joined(args({ workspace: 'rw' })).includes(' --bind /srv/project /workspace '));
-    assert.ok(joined(args({}, { mounts: [HOME, { real: '/var/cache/x', target: '/var/cache/x', writable: true, role: 'bind', fd: undefined }] })).includes(' --bind /var/cache/x /var/cache/x '));
+    assert.ok(
+      joined(args({}, { mounts: [HOME, { real: '/var/cache/x', target: '/var/cache/x', writable: true, role: 'bind', fd: undefined }] })).includes(
+        ' --bind /var/cache/x /var/cache/x ',
+      ),
+    );
   });
 
   it('network: false adds a network namespace; workspace "none" hides the working directory at its own path too', () => {
@@ -98,7 +129,18 @@ describe('sandbox: the probe and the bwrap command line', () => {
     const text = joined(root);
     assert.ok(!text.includes('--unshare-user'), 'as root a user namespace would map the server to host uid 0');
     assert.ok(text.includes(' --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP --cap-add CAP_DAC_READ_SEARCH '), text);
-    assert.deepEqual(root.slice(root.indexOf('--') + 1), ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--', 'node', 'server.js', '--flag']);
+    assert.deepEqual(root.slice(root.indexOf('--') + 1), [
+      '/usr/bin/setpriv',
+      '--reuid=65534',
+      '--regid=65534',
+      '--clear-groups',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
+      'node',
+      'server.js',
+      '--flag',
+    ]);
   });
 
   it('a pinned mount is mounted from its descriptor, read-only or not', () => {

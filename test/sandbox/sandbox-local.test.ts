@@ -6,7 +6,19 @@ import { createMcpHost, type ListResult, type McpHost } from '../../src/bindings
 import { filesystemPath, PROJECT_ROOT } from '../support/paths.js';
 import { runProcess } from '../support/processes.js';
 import { writeConfig } from '../support/write-config.js';
-import { CONFINED_ID, giveToConfined, hasBwrap, pidsWithMarker, rejectsWith, ScratchHomeMachine, scratchDir, spy, spyEntry, startPong, withTestBinds } from './helpers.js';
+import {
+  CONFINED_ID,
+  giveToConfined,
+  hasBwrap,
+  pidsWithMarker,
+  rejectsWith,
+  ScratchHomeMachine,
+  scratchDir,
+  spy,
+  spyEntry,
+  startPong,
+  withTestBinds,
+} from './helpers.js';
 import { waitFor } from '../support/wait.js';
 
 const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
@@ -56,7 +68,11 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
   });
 
   it('the reference filesystem server confined "ro": reads work, writes fail; "rw" writes reach the workspace', async () => {
-    const fs = (workspace: string): Record<string, unknown> => ({ command: process.execPath, args: [filesystemPath, '/workspace'], sandbox: withTestBinds({ mode: 'on', workspace }) });
+    const fs = (workspace: string): Record<string, unknown> => ({
+      command: process.execPath,
+      args: [filesystemPath, '/workspace'],
+      sandbox: withTestBinds({ mode: 'on', workspace }),
+    });
     const { host } = hostFor({ ro: fs('ro'), rw: fs('rw') });
     const read = await host.call({ server: 'ro', tool: 'read_text_file', arguments: { path: '/workspace/readme.txt' } });
     assert.match(JSON.stringify(read.content), /hello from the workspace/);
@@ -79,7 +95,11 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       const env = await spy<Record<string, string>>(host, 'spy', 'env');
       // PWD is bwrap's own (--chdir), the sandbox's working directory.
       const allowed = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD', 'SPY_PASSED', 'ENTRY_VAR'];
-      assert.deepEqual(Object.keys(env).filter((name) => !allowed.includes(name)), [], JSON.stringify(env));
+      assert.deepEqual(
+        Object.keys(env).filter((name) => !allowed.includes(name)),
+        [],
+        JSON.stringify(env),
+      );
       assert.deepEqual([env.SPY_PASSED, env.ENTRY_VAR, env.HOME, env.TMPDIR], ['passed-value', 'entry-value', home, '/tmp']);
       assert.deepEqual(await spy(host, 'spy', 'read', { path: join(home, '.ssh', 'id_test') }), { error: 'ENOENT' });
       assert.deepEqual(await spy(host, 'spy', 'read', { path: join(home, 'notes.txt') }), { error: 'ENOENT' });
@@ -192,7 +212,8 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       writeFileSync(join(privateHome, '.npm', '_cacache', 'entry'), 'cached by root\n');
       const { host } = hostFor({ legacy: spyEntry({ mode: 'on' }) });
       assert.deepEqual(await spy(host, 'legacy', 'write', { path: join(home, '.npm', '_cacache', 'entry'), text: 'rewritten' }), { ok: true });
-      for (const path of [privateHome, join(privateHome, '.npm'), join(privateHome, '.npm', '_cacache', 'entry')]) assert.equal(statSync(path).uid, CONFINED_ID, path);
+      for (const path of [privateHome, join(privateHome, '.npm'), join(privateHome, '.npm', '_cacache', 'entry')])
+        assert.equal(statSync(path).uid, CONFINED_ID, path);
     });
   });
 
@@ -230,7 +251,28 @@ describe('sandbox: stdio servers confined in bubblewrap on the local machine', f
       const configPath = writeConfig(join(root, 'refused'), { on: spyEntry({ mode: 'on' }), auto: spyEntry({ mode: 'auto' }) });
       // berry-mcp itself runs where no new namespace may be made (an unprivileged user in a user
       // namespace that forbids nesting): the kernel refuses bwrap with ENOSPC.
-      const result = await runProcess('bwrap', ['--unshare-user', '--disable-userns', '--uid', '1234', '--dev-bind', '/', '/', '--', process.execPath, BIN, 'list', '--json', '--config', configPath, '--cwd', work], { cwd: work, env: { HOME: home } });
+      const result = await runProcess(
+        'bwrap',
+        [
+          '--unshare-user',
+          '--disable-userns',
+          '--uid',
+          '1234',
+          '--dev-bind',
+          '/',
+          '/',
+          '--',
+          process.execPath,
+          BIN,
+          'list',
+          '--json',
+          '--config',
+          configPath,
+          '--cwd',
+          work,
+        ],
+        { cwd: work, env: { HOME: home } },
+      );
       const listed = JSON.parse(result.stdout) as ListResult;
       const on = listed.servers.find((s) => s.name === 'on')!;
       assert.equal(on.status, 'error', result.stdout + result.stderr);

@@ -79,12 +79,26 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
   });
 
   it('the spy sees only its env, envPass from the REMOTE environment, a private remote home and ~/ binds resolved remotely', async () => {
-    const host = hostFor({ spy: spyEntry({ mode: 'on', envPass: [REMOTE_ENV.name], roBinds: ['~/sandbox-data:/data'] }, { env: { ENTRY_VAR: 'entry-value', SANDBOX_TOKEN: 'sandbox-secret-1f0c' } }) });
+    const host = hostFor({
+      spy: spyEntry(
+        { mode: 'on', envPass: [REMOTE_ENV.name], roBinds: ['~/sandbox-data:/data'] },
+        { env: { ENTRY_VAR: 'entry-value', SANDBOX_TOKEN: 'sandbox-secret-1f0c' } },
+      ),
+    });
     const env = await spy<Record<string, string>>(host, 'spy', 'env');
     // The confined environment travels on stdin too: no command line on the machine shows it.
-    assert.deepEqual(processTable().filter((row) => row.rawCmdline.includes('sandbox-secret-1f0c')).map((row) => row.cmdline), []);
+    assert.deepEqual(
+      processTable()
+        .filter((row) => row.rawCmdline.includes('sandbox-secret-1f0c'))
+        .map((row) => row.cmdline),
+      [],
+    );
     const allowed = ['PATH', 'HOME', 'TMPDIR', 'LANG', 'PWD', REMOTE_ENV.name, 'ENTRY_VAR', 'SANDBOX_TOKEN'];
-    assert.deepEqual(Object.keys(env).filter((name) => !allowed.includes(name)), [], JSON.stringify(env));
+    assert.deepEqual(
+      Object.keys(env).filter((name) => !allowed.includes(name)),
+      [],
+      JSON.stringify(env),
+    );
     assert.deepEqual([env[REMOTE_ENV.name], env.ENTRY_VAR, env.HOME], [REMOTE_ENV.value, 'entry-value', sshd.homeDir]);
     assert.deepEqual(await spy(host, 'spy', 'read', { path: join(sshd.homeDir, 'secret-marker') }), { error: 'ENOENT' });
     assert.deepEqual(await spy(host, 'spy', 'read', { path: '/data/file.txt' }), { text: 'remote data\n' });
@@ -107,11 +121,17 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     }
     writeRemote(join(rw, 'tools', 'tool.txt'), 'a tool\n');
     writeRemote(join(secret, 'marker'), 'remote secret\n');
-    const servers = { writer: spyEntry({ mode: 'on', rwBinds: ['~/sandbox-rw:/rw'] }), reader: spyEntry({ mode: 'on', roBinds: ['~/sandbox-rw/tools:/tools'] }) };
+    const servers = {
+      writer: spyEntry({ mode: 'on', rwBinds: ['~/sandbox-rw:/rw'] }),
+      reader: spyEntry({ mode: 'on', roBinds: ['~/sandbox-rw/tools:/tools'] }),
+    };
     const first = hostFor(servers);
     // The reader's bind lies in the writer's rw mount: it is pinned (an fd opened by the remote shell).
     assert.deepEqual(await spy(first, 'reader', 'read', { path: '/tools/tool.txt' }), { text: 'a tool\n' });
-    assert.ok(processTable().some((row) => / --ro-bind-fd \d \/tools /.test(` ${row.cmdline} `)), 'the reader was not mounted from a pinned descriptor');
+    assert.ok(
+      processTable().some((row) => / --ro-bind-fd \d \/tools /.test(` ${row.cmdline} `)),
+      'the reader was not mounted from a pinned descriptor',
+    );
     assert.deepEqual(await spy(first, 'writer', 'swap', { path: '/rw/tools', target: secret }), { ok: true });
     await first.close();
     const error = await rejectsWith(hostFor(servers).call({ server: 'reader', tool: 'read', arguments: { path: '/tools/marker' } }), 'MCP_SANDBOX_UNAVAILABLE');
@@ -151,7 +171,9 @@ describe('sandbox over SSH: bwrap spawned on the remote machine, binds resolved 
     // forbidden (as in a container that disallows them): the kernel refuses it (ENOSPC).
     const refusing = join(sshd.dir, 'refusing-bin');
     mkdirSync(refusing, { recursive: true, mode: 0o755 });
-    writeFileSync(join(refusing, 'bwrap'), '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --disable-userns --dev-bind / / -- /usr/bin/bwrap "$@"\n', { mode: 0o755 });
+    writeFileSync(join(refusing, 'bwrap'), '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --disable-userns --dev-bind / / -- /usr/bin/bwrap "$@"\n', {
+      mode: 0o755,
+    });
     const host = hostFor({
       nobwrap: spyEntry({ mode: 'on' }, { env: { PATH: '/nonexistent-bin' } }),
       nobind: spyEntry({ mode: 'on', roBinds: ['~/no-such-dir'] }),

@@ -44,7 +44,7 @@ describe('sandbox: mount paths resolved without a symlink a confined server coul
   it('refuses a link where the servers can write: an rw mount of a user, a private home, a group- or world-writable directory', async () => {
     const rw = dir(join(root, 'rw'));
     symlinkSync(join(root, 'real'), join(rw, 'link'));
-    assert.equal((await resolve(join(rw, 'link'), asUser([]))).kind, 'found', 'outside the rw mounts a user link is the user\'s');
+    assert.equal((await resolve(join(rw, 'link'), asUser([]))).kind, 'found', "outside the rw mounts a user link is the user's");
     const refused = await resolve(join(rw, 'link', 'deep'), asUser([rw]));
     assert.deepEqual(refused, { kind: 'untrusted-link', link: join(rw, 'link'), target: join(root, 'real'), dir: rw });
     const home = dir(join(root, 'homes', 'server'));

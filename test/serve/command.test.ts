@@ -44,8 +44,14 @@ describe('berry-mcp serve: the command line', function () {
       [['--max-client-concurrency', '2'], /--max-client-concurrency needs --http/],
       [['--token-file', 'tokens'], /--token-file needs --http/],
       [['--max-holder-sessions', '0', '--http', '0'], /--max-holder-sessions needs a positive number, got "0"/],
-      [['--http', '0', '--max-concurrency', '4', '--max-holder-concurrency', '5'], /maxHolderConcurrency \(serve --max-holder-concurrency\) must be a whole number from 1 to maxConcurrency \(4\), got 5/],
-      [['--http', '0', '--max-sessions', '4', '--max-holder-sessions', '5'], /maxHolderSessions \(serve --max-holder-sessions\) must be a whole number from 1 to maxSessions \(4\), got 5/],
+      [
+        ['--http', '0', '--max-concurrency', '4', '--max-holder-concurrency', '5'],
+        /maxHolderConcurrency \(serve --max-holder-concurrency\) must be a whole number from 1 to maxConcurrency \(4\), got 5/,
+      ],
+      [
+        ['--http', '0', '--max-sessions', '4', '--max-holder-sessions', '5'],
+        /maxHolderSessions \(serve --max-holder-sessions\) must be a whole number from 1 to maxSessions \(4\), got 5/,
+      ],
       [['--http', '0', '--token-file', '/nonexistent/tokens'], /--token-file \/nonexistent\/tokens: cannot read it \(ENOENT\)/],
     ];
     for (const [args, pattern] of cases) {
@@ -78,7 +84,10 @@ describe('berry-mcp serve: the command line', function () {
     writeConfig(tmp.dir, { everything: { command: process.execPath, args: [everythingPath] } });
     const serve = await serveStdio(['--config', 'mcp.json', '--verbose'], { cwd: tmp.dir });
     try {
-      const result = await run(serve.client, "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'v' } })).content[0].text");
+      const result = await run(
+        serve.client,
+        "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'v' } })).content[0].text",
+      );
       assert.equal(result.structuredContent?.['result'], 'Echo: v');
       assert.match(serve.stderr(), /berry-mcp serve: \[everything\] /);
     } finally {

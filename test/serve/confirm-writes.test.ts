@@ -27,7 +27,10 @@ describe('berry-mcp serve --confirm-writes', function () {
   const script = CONFIRM_WRITES_SCRIPT;
 
   it('asks the client before each call that may write; a refusal is MCP_CALL_REFUSED and a read-only tool is not asked', async () => {
-    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });
+    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], {
+      cwd: tmp.dir,
+      capabilities: { capabilities: { elicitation: { form: {} } } },
+    });
     open.push(serve);
     const asked: string[] = [];
     serve.client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -45,7 +48,10 @@ describe('berry-mcp serve --confirm-writes', function () {
   });
 
   it('shows an argument put after a padded one, and declines unasked what cannot be shown in full', async () => {
-    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], { cwd: tmp.dir, capabilities: { capabilities: { elicitation: { form: {} } } } });
+    const serve = await serveStdio(['--config', 'mcp.json', '--confirm-writes'], {
+      cwd: tmp.dir,
+      capabilities: { capabilities: { elicitation: { form: {} } } },
+    });
     open.push(serve);
     const asked: string[] = [];
     serve.client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -93,7 +99,10 @@ describe('berry-mcp serve --confirm-writes', function () {
       return { action: 'decline' };
     });
     const result = await run(serve.client, script);
-    assert.deepEqual((result.structuredContent?.['result'] as string[]).map((t) => /first|second|3/.test(t)), [true, true, true]);
+    assert.deepEqual(
+      (result.structuredContent?.['result'] as string[]).map((t) => /first|second|3/.test(t)),
+      [true, true, true],
+    );
     assert.equal(asked, 0);
   });
 });

@@ -37,7 +37,10 @@ interface Line {
 
 /** The server lines of a description: `- name (N tools): a, b, … (K not shown)`. */
 function serverLines(description: string): Line[] {
-  const section = description.slice(description.indexOf('\nServers (') + 1).split('\n').slice(1);
+  const section = description
+    .slice(description.indexOf('\nServers (') + 1)
+    .split('\n')
+    .slice(1);
   return section.map((line) => {
     const match = /^- (\S+) \((\d+)\)(?:: (.*?))?(?:, … \((\d+) not shown\))?$/.exec(line);
     assert.ok(match, `a server line: ${JSON.stringify(line)}`);
@@ -59,7 +62,11 @@ describe('serve: the run description', function () {
     const listed = await host.list({});
     for (const status of listed.servers) {
       assert.equal(status.status, 'connected', JSON.stringify(status));
-      if (status.status === 'connected') toolsOf.set(status.name.replace(/-\d+$/, ''), status.tools.map((t) => t.name));
+      if (status.status === 'connected')
+        toolsOf.set(
+          status.name.replace(/-\d+$/, ''),
+          status.tools.map((t) => t.name),
+        );
     }
   });
   after(async () => {
@@ -95,7 +102,11 @@ describe('serve: the run description', function () {
           const fewest = Math.min(...cut.map((l) => l.shown.length));
           for (const line of lines) assert.ok(line.shown.length <= fewest + 8, `${line.name} shows ${line.shown.length}, another cut one ${fewest}`);
         }
-        if (count <= 3) assert.ok(lines.every((l) => l.shown.length > 0), 'with few servers every one shows tool names');
+        if (count <= 3)
+          assert.ok(
+            lines.every((l) => l.shown.length > 0),
+            'with few servers every one shows tool names',
+          );
       } finally {
         await one.close();
       }

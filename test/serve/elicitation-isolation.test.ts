@@ -51,9 +51,13 @@ describe('berry-mcp serve: an elicitation reaches only the client whose run caus
   async function longRun(client: Client, server: string): Promise<{ done: Promise<CallToolResult> }> {
     let inFlight!: () => void;
     const started = new Promise<void>((r) => (inFlight = r));
-    const done = run(client, `await tools.mcp_call({ server: '${server}', tool: 'trigger-long-running-operation', arguments: { duration: 4, steps: 8 } }); return 'long done';`, {
-      onprogress: () => inFlight(),
-    });
+    const done = run(
+      client,
+      `await tools.mcp_call({ server: '${server}', tool: 'trigger-long-running-operation', arguments: { duration: 4, steps: 8 } }); return 'long done';`,
+      {
+        onprogress: () => inFlight(),
+      },
+    );
     await Promise.race([started, done]);
     return { done };
   }

@@ -39,7 +39,7 @@ describe('berry-mcp serve: elicitation from a downstream server', function () {
     assert.match(answer, /Ada Lovelace/);
   });
 
-  it('is forwarded over HTTP on the run request\'s own stream', async () => {
+  it("is forwarded over HTTP on the run request's own stream", async () => {
     const serve = await serveHttp(['--config', 'mcp.json'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: 'elicit-token' } });
     try {
       const client = await serve.connect('elicit-token', { capabilities: { elicitation: { form: {} } } });

@@ -39,7 +39,8 @@ describe('serve: token holders and their caps', () => {
     const holders = new Holders(parseServeTokens(`alice ${A}\nbob ${B}`, 'tokens'), normalizeHttpLimits({}, { limit: 8, holders: 2 }));
     assert.equal(holders.authenticate(`Bearer ${B}`)?.name, 'bob');
     assert.equal(holders.authenticate(`Bearer ${A}`)?.name, 'alice');
-    for (const other of [undefined, '', A, `Bearer ${A} `, `bearer ${A}`, `Bearer ${A.slice(0, -1)}`]) assert.equal(holders.authenticate(other), undefined, String(other));
+    for (const other of [undefined, '', A, `Bearer ${A} `, `bearer ${A}`, `Bearer ${A.slice(0, -1)}`])
+      assert.equal(holders.authenticate(other), undefined, String(other));
   });
 
   it('defaults a holder to three quarters of what is shared when there are several, to all of it when alone', () => {
@@ -58,7 +59,10 @@ describe('serve: token holders and their caps', () => {
       maxHolderConcurrency: 6,
       maxHolderStreams: 16,
     });
-    assert.throws(() => normalizeHttpLimits({ maxHolderStreams: 0 }, { limit: 8, holders: 1 }), /maxHolderStreams \(serve --max-holder-streams\) must be a whole number from 1 to 1024, got 0/);
+    assert.throws(
+      () => normalizeHttpLimits({ maxHolderStreams: 0 }, { limit: 8, holders: 1 }),
+      /maxHolderStreams \(serve --max-holder-streams\) must be a whole number from 1 to 1024, got 0/,
+    );
     assert.throws(() => normalizeHttpLimits({ maxClientConcurrency: 2.5 }, { limit: 8, holders: 1 }), /from 1 to maxConcurrency \(8\), got 2.5/);
   });
 });

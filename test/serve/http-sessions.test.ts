@@ -23,14 +23,25 @@ describe('serveHttp: sessions', function () {
       const init = await fetch(serving.url, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'gone', version: '1' } },
+        }),
       });
       const gone = init.headers.get('mcp-session-id')!;
       await init.body?.cancel();
       const ping = () =>
         fetch(serving.url, {
           method: 'POST',
-          headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': gone, 'mcp-protocol-version': '2025-06-18' },
+          headers: {
+            ...headers,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': gone,
+            'mcp-protocol-version': '2025-06-18',
+          },
           body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
         });
       assert.equal((await ping()).status, 202);

@@ -52,10 +52,7 @@ describe('berry-mcp serve: a result larger than the run memory fails that run on
       for (let after = 0; after < 2; after += readDone ? 1 : 0) results.push(await run(other, readSmall));
       return results;
     })();
-    const failed = await run(
-      reader,
-      `await tools.mcp_call({ server: 'files', tool: 'read_text_file', arguments: { path: ${JSON.stringify(big())} } });`,
-    );
+    const failed = await run(reader, `await tools.mcp_call({ server: 'files', tool: 'read_text_file', arguments: { path: ${JSON.stringify(big())} } });`);
     readDone = true;
     assert.equal(failed.isError, true);
     assert.equal((failed.structuredContent?.['error'] as { code?: string } | undefined)?.code, 'MCP_RESULT_TOO_LARGE');

@@ -38,7 +38,10 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
   });
 
   /** POSTs one request the way a 2026 client does (version and method headers), and reads the answer with its id (JSON or SSE). */
-  async function post(body: { id: unknown; method: string; params?: Record<string, unknown> }, headers: Record<string, string> = {}): Promise<{ status: number; message: Message }> {
+  async function post(
+    body: { id: unknown; method: string; params?: Record<string, unknown> },
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; message: Message }> {
     const name: Record<string, string> = typeof body.params?.['name'] === 'string' ? { 'mcp-name': body.params['name'] as string } : {};
     const response = await fetch(serve.url, {
       method: 'POST',
@@ -55,7 +58,10 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
     });
     const text = await response.text();
     const messages = (response.headers.get('content-type') ?? '').includes('text/event-stream')
-      ? text.split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Message)
+      ? text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => JSON.parse(l.slice(5)) as Message)
       : [JSON.parse(text) as Message];
     const message = messages.find((m) => m.id === body.id) ?? messages.at(-1)!;
     return { status: response.status, message };
@@ -69,11 +75,14 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
     assert.equal((message.result?.['_meta'] as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']?.name, 'berry-mcp');
   });
 
-  it('puts ttlMs and cacheScope on tools/list: never cached, never shared (the description is live and names this machine\'s servers)', async () => {
+  it("puts ttlMs and cacheScope on tools/list: never cached, never shared (the description is live and names this machine's servers)", async () => {
     const { message } = await post({ id: 2, method: 'tools/list', params: { _meta: meta() } });
     assert.equal(message.result?.['ttlMs'], 0);
     assert.equal(message.result?.['cacheScope'], 'private');
-    assert.deepEqual((message.result?.['tools'] as { name: string }[]).map((t) => t.name), ['run']);
+    assert.deepEqual(
+      (message.result?.['tools'] as { name: string }[]).map((t) => t.name),
+      ['run'],
+    );
   });
 
   it('validates _meta and the version header, echoing the request id in every error', async () => {
@@ -121,14 +130,20 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
     assert.equal(first.status, 200);
     const asked = first.message.result!;
     assert.equal(asked['resultType'], 'input_required');
-    const [[key, request]] = Object.entries(asked['inputRequests'] as Record<string, { method: string; params: { message: string } }>) as [[string, { method: string; params: { message: string } }]];
+    const [[key, request]] = Object.entries(asked['inputRequests'] as Record<string, { method: string; params: { message: string } }>) as [
+      [string, { method: string; params: { message: string } }],
+    ];
     assert.equal(request.method, 'elicitation/create');
     assert.match(request.params.message, /Please provide inputs/);
     const requestState = asked['requestState'] as string;
     assert.equal(typeof requestState, 'string');
 
     // A state that does not verify is refused, with the retry's id; so is a retry with other arguments.
-    const tampered = await post({ id: 'leg-x', method: 'tools/call', params: { ...params, requestState: `${requestState}x`, inputResponses: {}, _meta: meta() } });
+    const tampered = await post({
+      id: 'leg-x',
+      method: 'tools/call',
+      params: { ...params, requestState: `${requestState}x`, inputResponses: {}, _meta: meta() },
+    });
     assert.equal(tampered.message.error?.code, -32602);
     assert.equal(tampered.message.id, 'leg-x');
     const changed = await post({
@@ -139,7 +154,11 @@ describe('berry-mcp serve: the 2026-07-28 wire', function () {
     assert.equal(changed.message.error?.code, -32602);
 
     const answer = { action: 'accept', content: { name: 'Grace Hopper', check: true, email: 'grace@example.com', integer: 3 } };
-    const second = await post({ id: 'leg-2', method: 'tools/call', params: { ...params, requestState, inputResponses: { [key]: answer }, _meta: meta({ elicitation: { form: {} } }) } });
+    const second = await post({
+      id: 'leg-2',
+      method: 'tools/call',
+      params: { ...params, requestState, inputResponses: { [key]: answer }, _meta: meta({ elicitation: { form: {} } }) },
+    });
     assert.equal(second.message.id, 'leg-2');
     assert.equal(second.message.result?.['isError'], undefined, JSON.stringify(second.message));
     assert.match((second.message.result?.['structuredContent'] as { result: string }).result, /Grace Hopper/);

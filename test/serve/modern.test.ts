@@ -56,7 +56,10 @@ describe('berry-mcp serve: the 2026-07-28 protocol (v2 client)', function () {
           tools.tools.map((t) => t.name),
           ['run'],
         );
-        const result = await runModern(client, "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'hi' } })).content[0].text");
+        const result = await runModern(
+          client,
+          "return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'hi' } })).content[0].text",
+        );
         assert.equal(result.isError, undefined, modernTexts(result).join('\n'));
         assert.equal(resultOf(result), 'Echo: hi');
       });

@@ -33,7 +33,10 @@ describe('serve: RunQueue', () => {
 
   it('frees the slot when a run throws', async () => {
     const queue = new RunQueue(1);
-    await assert.rejects(queue.run(A, async () => Promise.reject(new Error('boom'))), /boom/);
+    await assert.rejects(
+      queue.run(A, async () => Promise.reject(new Error('boom'))),
+      /boom/,
+    );
     assert.equal(await queue.run(A, async () => 'next'), 'next');
   });
 
@@ -66,11 +69,14 @@ describe('serve: RunQueue', () => {
     let release!: () => void;
     const first = queue.run(A, () => new Promise<void>((r) => (release = r)));
     const waiting = [queue.run(A, async () => 'a2'), queue.run(A, async () => 'a3')];
-    await assert.rejects(queue.run(A, async () => 'a4'), (error: Error & { code?: string }) => {
-      assert.equal(error.code, 'SERVE_QUEUE_FULL');
-      assert.match(error.message, /2 runs waiting for a free slot \(it may execute 1 run at once, the server 1\)/);
-      return true;
-    });
+    await assert.rejects(
+      queue.run(A, async () => 'a4'),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, 'SERVE_QUEUE_FULL');
+        assert.match(error.message, /2 runs waiting for a free slot \(it may execute 1 run at once, the server 1\)/);
+        return true;
+      },
+    );
     const b = queue.run(B, async () => 'b1');
     assert.equal(queue.queued, 3);
     assert.equal(queue.busy(A), true);

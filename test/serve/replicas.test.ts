@@ -110,7 +110,9 @@ describe('berry-mcp serve: stateless replicas behind a balancer (2026-07-28)', f
   });
 
   // Which serve process ran the script: its fault server inherited that replica's BERRY_REPLICA.
-  const script = (ms: number) => `const me = (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ['BERRY_REPLICA'] } })).structuredContent;
+  const script = (
+    ms: number,
+  ) => `const me = (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ['BERRY_REPLICA'] } })).structuredContent;
     await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: ${ms} } });
     return me.env.BERRY_REPLICA;`;
 

@@ -60,7 +60,11 @@ describe('berry-mcp serve: secrets in what servers return are masked before the 
     tmp = tempDir('berry-serve-masked-');
     writeConfig(tmp.dir, {
       everything: { command: process.execPath, args: [everythingPath], env: { OWN_TOKEN: OWN, DEBUG_FLAG: 'true' } },
-      echo: { command: process.execPath, args: [echoServerPath], env: { ECHO_INSTRUCTIONS: 'Sign with ${BERRY_TEST_OTHER}.', ECHO_DESCRIPTION: '${BERRY_TEST_OTHER}' } },
+      echo: {
+        command: process.execPath,
+        args: [echoServerPath],
+        env: { ECHO_INSTRUCTIONS: 'Sign with ${BERRY_TEST_OTHER}.', ECHO_DESCRIPTION: '${BERRY_TEST_OTHER}' },
+      },
       // Never started: its header alone makes the variable a secret of this config.
       api: { url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${BERRY_TEST_OTHER}' } },
     });

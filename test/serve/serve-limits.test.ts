@@ -99,7 +99,13 @@ describe('berry-mcp serve --http: fairness between clients, queue and session ca
 
   it('with several tokens, a new session takes the place of an idle one of the holder with the most, and gets 503 only when every session is busy', async () => {
     const tokens = { alice: 'alice-session-token-0123', mallory: 'mallory-session-token-01', carol: 'carol-session-token-0123' };
-    writeFileSync(join(tmp.dir, 'tokens'), Object.entries(tokens).map(([name, token]) => `${name} ${token}\n`).join(''), { mode: 0o600 });
+    writeFileSync(
+      join(tmp.dir, 'tokens'),
+      Object.entries(tokens)
+        .map(([name, token]) => `${name} ${token}\n`)
+        .join(''),
+      { mode: 0o600 },
+    );
     const serve = await start(['--token-file', 'tokens', '--max-sessions', '3', '--max-holder-sessions', '2', '--max-concurrency', '4'], {});
     // Alice's session is the least recently seen, but mallory holds more: mallory's idle one goes.
     const alice = await serve.connect(tokens.alice);
@@ -127,7 +133,11 @@ function initialize(url: string, token = TOKEN): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'extra', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'extra', version: '1' } },
+    }),
   });
 }
-

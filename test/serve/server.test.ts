@@ -62,7 +62,10 @@ describe('berry-mcp serve (stdio)', function () {
     assert.equal(result.isError, undefined);
     const [first, second, logs] = texts(result);
     assert.equal(first, 'done 16');
-    assert.deepEqual(JSON.parse(second!), Array.from({ length: 16 }, (_, i) => `Echo: m${i}`));
+    assert.deepEqual(
+      JSON.parse(second!),
+      Array.from({ length: 16 }, (_, i) => `Echo: m${i}`),
+    );
     assert.equal(logs, 'console:\n[warn] careful');
     const structured = result.structuredContent as { ok: boolean; calls: number; result: unknown; outputs?: unknown };
     assert.equal(structured.ok, true);
@@ -143,10 +146,7 @@ describe('berry-mcp serve (stdio)', function () {
   });
 
   it('survives a downstream server that dies mid-call: the script sees the error code, the next run reconnects', async () => {
-    const result = await run(
-      serve.client,
-      `try { await tools.mcp_call({ server: 'fault', tool: 'crash', arguments: {} }); } catch (e) { return e.code; }`,
-    );
+    const result = await run(serve.client, `try { await tools.mcp_call({ server: 'fault', tool: 'crash', arguments: {} }); } catch (e) { return e.code; }`);
     assert.equal(result.structuredContent?.['result'], 'MCP_TRANSPORT_CLOSED');
     const again = await run(serve.client, "return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'back' } })).content[0].text");
     assert.equal(again.structuredContent?.['result'], 'back');
@@ -219,7 +219,10 @@ describe('berry-mcp serve (stdio)', function () {
     });
     const config = join(tmp.dir, 'mcp.json');
     const before = JSON.parse(readFileSync(config, 'utf8')) as { mcpServers: Record<string, unknown> };
-    writeConfig(tmp.dir, { ...before.mcpServers, memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.json') } } });
+    writeConfig(tmp.dir, {
+      ...before.mcpServers,
+      memory: { command: process.execPath, args: [memoryPath], env: { MEMORY_FILE_PATH: join(tmp.dir, 'memory.json') } },
+    });
     try {
       await serve.client.ping();
       await waitFor(() => changed === 1, 5000, 'tools/list_changed');

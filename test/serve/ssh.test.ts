@@ -59,7 +59,10 @@ describe('berry-mcp serve --ssh: scripts here, servers on the remote machine', f
     );
     try {
       const names = JSON.stringify([...Object.keys(local), REMOTE_ENV.name]);
-      const result = await run(serve.client, `return (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ${names} } })).structuredContent.env;`);
+      const result = await run(
+        serve.client,
+        `return (await tools.mcp_call({ server: 'fault', tool: 'whoami', arguments: { names: ${names} } })).structuredContent.env;`,
+      );
       assert.equal(result.isError, undefined, texts(result).join('\n'));
       assert.deepEqual(result.structuredContent?.['result'], { BERRY_SERVE_TOKEN: null, BERRY_TEST_LOCAL_ONLY: null, [REMOTE_ENV.name]: REMOTE_ENV.value });
     } finally {

@@ -52,11 +52,17 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
   });
 
   it('defaults to one worker on 1 core, else one per core but one, at least 2 and at most 4', () => {
-    assert.deepEqual([1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)), [1, 2, 2, 3, 4, 4]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5, 16].map((cores) => defaultWorkers(cores)),
+      [1, 2, 2, 3, 4, 4],
+    );
   });
 
   it('defaults --max-concurrency to 4 runs per process that runs scripts', () => {
-    assert.deepEqual([0, 1, 2, 4].map((workers) => defaultConcurrency(workers)), [4, 4, 8, 16]);
+    assert.deepEqual(
+      [0, 1, 2, 4].map((workers) => defaultConcurrency(workers)),
+      [4, 4, 8, 16],
+    );
   });
 
   it('spreads runs in flight over the workers; calls, progress and outputs cross both ways', async () => {
@@ -65,19 +71,27 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     const outputs: RunEntry[] = [];
     const code = `text('before'); const r = await tools.mcp_call({ server: 'fault', tool: 'progress', arguments: { steps: 2, intervalMs: 150 } });
       await tools.mcp_call({ server: 'fault', tool: 'sleep', arguments: { ms: 400 } }); return r.content[0].text;`;
-    const runs = [1, 2].map(() =>
-      host.run(code, { runScript: workers.run, onProgress: (p) => progress.push(p), onOutput: (e) => outputs.push(e) }),
-    );
+    const runs = [1, 2].map(() => host.run(code, { runScript: workers.run, onProgress: (p) => progress.push(p), onOutput: (e) => outputs.push(e) }));
     await waitForEvent(eventLog, 'started sleep', { count: 2 });
-    assert.deepEqual(workers.workers().map((w) => w.runs), [1, 1], 'one run in each worker');
+    assert.deepEqual(
+      workers.workers().map((w) => w.runs),
+      [1, 1],
+      'one run in each worker',
+    );
     for (const record of await Promise.all(runs)) {
       assert.equal(record.ok, true, JSON.stringify(record.error));
       assert.equal(record.calls, 2);
       assert.deepEqual(record.outputs, [{ type: 'text', text: 'before' }]);
     }
-    assert.ok(progress.some((p) => p.fn === 'mcp_call' && p.label === 'fault/progress' && p.progress >= 1), JSON.stringify(progress));
+    assert.ok(
+      progress.some((p) => p.fn === 'mcp_call' && p.label === 'fault/progress' && p.progress >= 1),
+      JSON.stringify(progress),
+    );
     assert.equal(outputs.filter((e) => e.kind === 'output').length, 2);
-    assert.deepEqual(workers.workers().map((w) => w.runs), [0, 0]);
+    assert.deepEqual(
+      workers.workers().map((w) => w.runs),
+      [0, 0],
+    );
   });
 
   it('forwards thousands of outputs in order, batched per turn of the worker', async () => {
@@ -92,7 +106,7 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     assert.deepEqual(seen, [...Array.from({ length: 3000 }, (_, i) => String(i)), 'log']);
   });
 
-  it("a host error reaches the script with its name, message and code, as in process", async () => {
+  it('a host error reaches the script with its name, message and code, as in process', async () => {
     const workers = pool({ size: 1 });
     const code = `try { await tools.mcp_call({ server: 'nope', tool: 'x' }); } catch (e) { return [e.code, e.message.slice(0, 40)]; }`;
     const inWorker = await host.run(code, { runScript: workers.run });
@@ -157,13 +171,16 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     await waitFor(() => readFileSync(cancelLog, 'utf8').includes('cancelled'), 10_000, "the dead run's call to be cancelled");
     assert.match(warnings.join('\n'), /exited with code 7; 1 run was failed, a new worker takes its place at the next run/);
     const again = await Promise.all([1, 2].map(() => host.run('return 40 + 2', { runScript: workers.run })));
-    assert.deepEqual(again.map((r) => r.result), [42, 42]);
+    assert.deepEqual(
+      again.map((r) => r.result),
+      [42, 42],
+    );
     const after = workers.workers().map((w) => w.pid);
     assert.equal(after.length, 2);
     assert.equal(after.filter((id) => !before.includes(id)).length, 1, 'exactly one new worker');
   });
 
-  it('a worker that stops answering is killed past the run\'s time limit + hangGraceMs; its run fails, the next run gets a new worker', async () => {
+  it("a worker that stops answering is killed past the run's time limit + hangGraceMs; its run fails, the next run gets a new worker", async () => {
     const warnings: string[] = [];
     const workers = pool({ size: 1, workerUrl: crashingWorker, hangGraceMs: 500, onWarning: (m) => warnings.push(m) });
     const [stuck] = workers.workers().map((w) => w.pid!);
@@ -177,7 +194,7 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     assert.match(warnings.join('\n'), /did not end a run within its time limit/);
   });
 
-  it("retires a worker past its ceiling: its memory at start + 64 MB + twice the memory limit of each run still in it", () => {
+  it('retires a worker past its ceiling: its memory at start + 64 MB + twice the memory limit of each run still in it', () => {
     const MB = 1024 * 1024;
     assert.equal(ceilingBytes(50 * MB, []), 114 * MB);
     assert.equal(ceilingBytes(50 * MB, [128, 32]), (114 + 320) * MB);
@@ -210,7 +227,10 @@ describe('serve: WorkerPool, scripts in worker processes with the host in serve'
     await Promise.all([1, 2, 3].map(() => host.run('return 1', { runScript: workers.run })));
     const mine = workers.workers().map((w) => w.pid!);
     assert.equal(mine.length, 3);
-    assert.ok(mine.every((pid) => workerPids().includes(pid) && !base.includes(pid)), `workers ${mine.join(' ')}, alive ${workerPids().join(' ')}`);
+    assert.ok(
+      mine.every((pid) => workerPids().includes(pid) && !base.includes(pid)),
+      `workers ${mine.join(' ')}, alive ${workerPids().join(' ')}`,
+    );
     const running = host.run(sleep(10_000), { runScript: workers.run });
     await waitForEvent(eventLog, 'started sleep');
     await workers.close(200);

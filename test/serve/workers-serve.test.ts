@@ -52,7 +52,10 @@ describe('berry-mcp serve --http --workers 2', function () {
     const results = await Promise.all(
       clients.flatMap(({ name, client }) =>
         [1, 2, 3].map(async (n) => {
-          const result = await run(client, `return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'from-${name}-${n}' } })).content[0].text;`);
+          const result = await run(
+            client,
+            `return (await tools.mcp_call({ server: 'fault', tool: 'echo', arguments: { text: 'from-${name}-${n}' } })).content[0].text;`,
+          );
           return { name, n, result };
         }),
       ),
@@ -63,7 +66,10 @@ describe('berry-mcp serve --http --workers 2', function () {
     }
     for (const name of ['a', 'b']) {
       assert.equal(asked[name]!.length, 3, asked[name]!.join('\n---\n'));
-      assert.ok(asked[name]!.every((m) => m.includes(`from-${name}-`)), `${name} was asked: ${asked[name]!.join(' | ')}`);
+      assert.ok(
+        asked[name]!.every((m) => m.includes(`from-${name}-`)),
+        `${name} was asked: ${asked[name]!.join(' | ')}`,
+      );
     }
   });
 
@@ -114,7 +120,10 @@ describe('berry-mcp serve --http --workers 2', function () {
   });
 
   it('executes 4 runs per worker at once by default (8 with --workers 2, 4 with --workers 0); one more queues, the next is refused', async () => {
-    for (const [workers, slots] of [[2, 8], [0, 4]] as const) {
+    for (const [workers, slots] of [
+      [2, 8],
+      [0, 4],
+    ] as const) {
       // One client may use every slot here: this counts the slots, not a client's share of them.
       const serve = await start(['--max-queued-runs', '1', '--max-client-concurrency', String(slots)], workers);
       const client = await serve.connect(TOKEN);
@@ -129,7 +138,7 @@ describe('berry-mcp serve --http --workers 2', function () {
     }
   });
 
-  it('--workers 0 runs on serve\'s own thread as before; a bad count is a usage error', async () => {
+  it("--workers 0 runs on serve's own thread as before; a bad count is a usage error", async () => {
     const serve = await start([], 0);
     const result = await run(await serve.connect(TOKEN), 'return 6 * 7');
     assert.equal(result.structuredContent?.['result'], 42);

@@ -21,9 +21,7 @@ const SFTP_SERVER = '/usr/lib/openssh/sftp-server';
 export const REMOTE_ONLY_HOST = 'remote-only.test';
 /** Set by sshd (SetEnv) in every session: present remotely, absent locally. */
 export const REMOTE_ENV = { name: 'BERRY_REMOTE_ONLY', value: 'set-by-sshd-SetEnv' } as const;
-export const SERVER_EVERYTHING = fileURLToPath(
-  new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
-);
+export const SERVER_EVERYTHING = fileURLToPath(new URL('../../../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url));
 
 /** sshd is not installed: the suite may skip locally, and must fail in CI. */
 export class SshdUnavailableError extends Error {}
@@ -144,8 +142,7 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
     cleanups.length = 0;
   };
   try {
-    const wantNamespace =
-      options.namespace ?? (process.env.BERRY_SSH_NETNS !== '0' && process.getuid?.() === 0 && (await hasProgram('ip', ['-V'])));
+    const wantNamespace = options.namespace ?? (process.env.BERRY_SSH_NETNS !== '0' && process.getuid?.() === 0 && (await hasProgram('ip', ['-V'])));
     const namespace = wantNamespace ? await createNamespace([REMOTE_ONLY_HOST]) : undefined;
     if (namespace) cleanups.push(() => namespace.destroy());
     const host = namespace?.address ?? '127.0.0.1';
@@ -191,15 +188,24 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
     cleanups.push(() => stopProcessTree(remoteHttp.child));
 
     const sshArgs = [
-      '-F', '/dev/null',
-      '-o', 'BatchMode=yes',
-      '-o', 'IdentitiesOnly=yes',
-      '-o', 'IdentityAgent=none',
-      '-o', `UserKnownHostsFile=${knownHostsFile}`,
-      '-o', 'GlobalKnownHostsFile=/dev/null',
-      '-o', 'StrictHostKeyChecking=yes',
-      '-i', clientKey.privateFile,
-      '-p', String(port),
+      '-F',
+      '/dev/null',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityAgent=none',
+      '-o',
+      `UserKnownHostsFile=${knownHostsFile}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-i',
+      clientKey.privateFile,
+      '-p',
+      String(port),
       `${user.username}@${host}`,
     ];
     const netns = namespace ? netnsOf(sshdPid) : undefined;
@@ -218,11 +224,16 @@ export async function startSshd(options: StartSshdOptions = {}): Promise<Sshd> {
       exec: (command) => run('ssh', [...sshArgs, '--', command]),
       killConnections: () => {
         const sessions = descendants(sshdPid).filter((row) => row.comm === 'sshd');
-        killPids(sessions.map((row) => row.pid), 'SIGKILL');
+        killPids(
+          sessions.map((row) => row.pid),
+          'SIGKILL',
+        );
         return sessions.length;
       },
       pauseConnections: () => {
-        const sessions = descendants(sshdPid).filter((row) => row.comm === 'sshd').map((row) => row.pid);
+        const sessions = descendants(sshdPid)
+          .filter((row) => row.comm === 'sshd')
+          .map((row) => row.pid);
         killPids(sessions, 'SIGSTOP');
         return () => killPids(sessions, 'SIGCONT');
       },
@@ -276,9 +287,23 @@ async function startRemoteHttp(namespace: Namespace | undefined, dir: string): P
     const cert = join(dir, 'http-cert.pem');
     const key = join(dir, 'http-key.pem');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-      '-subj', `/CN=${REMOTE_ONLY_HOST}`, '-addext', `subjectAltName=DNS:${REMOTE_ONLY_HOST},DNS:localhost,IP:127.0.0.1`,
-      '-keyout', key, '-out', cert,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${REMOTE_ONLY_HOST}`,
+      '-addext',
+      `subjectAltName=DNS:${REMOTE_ONLY_HOST},DNS:localhost,IP:127.0.0.1`,
+      '-keyout',
+      key,
+      '-out',
+      cert,
     ]);
     tlsArgs = [cert, key];
     caCert = readFileSync(cert, 'utf8');
@@ -329,7 +354,10 @@ function waitForLine(child: ChildProcess, from: 'stdout' | 'stderr', pattern: Re
 
 async function stopProcessTree(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-  killPids(descendants(child.pid).map((row) => row.pid), 'SIGKILL');
+  killPids(
+    descendants(child.pid).map((row) => row.pid),
+    'SIGKILL',
+  );
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   const timer = setTimeout(() => child.kill('SIGKILL'), 2000);

@@ -19,10 +19,16 @@ export async function ensureTestUser(needsToRead: readonly string[]): Promise<Te
     const me = userInfo();
     return { username: me.username, homeDir: homedir(), uid: me.uid };
   }
-  const exists = await run('id', ['-u', TEST_USER]).then(() => true, () => false);
+  const exists = await run('id', ['-u', TEST_USER]).then(
+    () => true,
+    () => false,
+  );
   if (!exists) await run('useradd', ['-m', '-s', '/bin/sh', TEST_USER]);
   await run('usermod', ['-p', '*', '-s', '/bin/sh', TEST_USER]);
-  const [uid, home] = (await run('getent', ['passwd', TEST_USER])).trim().split(':').filter((_, i) => i === 2 || i === 5);
+  const [uid, home] = (await run('getent', ['passwd', TEST_USER]))
+    .trim()
+    .split(':')
+    .filter((_, i) => i === 2 || i === 5);
   const asUser = (script: string): Promise<string> => run('runuser', ['-u', TEST_USER, '--', 'sh', '-c', script]);
   const node = await asUser('command -v node').catch(() => '');
   if (!node.trim()) throw new Error(`The test user ${TEST_USER} cannot find node on its PATH; install node in /usr/bin or /usr/local/bin`);

@@ -13,11 +13,10 @@ let parks: boolean | undefined;
 
 /** True when PARK parked an isolate in one of two tries in a fresh process (probed once). */
 export function parksHere(): boolean {
-  parks ??= (runSelfKilling(`
+  parks ??= runSelfKilling(`
     const { runScript, parkedIsolates } = await import(${JSON.stringify(join(PROJECT_ROOT, 'dist/src/runtime/index.js'))});
     for (let i = 0; i < 2 && parkedIsolates() === 0; i++) await runScript(${JSON.stringify(PARK)}, { functions: {}, memoryLimitMb: 256 });
     console.log(JSON.stringify(parkedIsolates() > 0));
-    process.kill(process.pid, 'SIGKILL');`) as boolean);
+    process.kill(process.pid, 'SIGKILL');`) as boolean;
   return parks;
 }
-

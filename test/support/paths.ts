@@ -11,8 +11,8 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 /** The project root (the folder holding package.json). */
 export const PROJECT_ROOT: string = here.endsWith(path.join('dist', 'test', 'support'))
-    ? path.resolve(here, '..', '..', '..') // compiled: dist/test/support/paths.js
-    : path.resolve(here, '..', '..'); // run from source: test/support/paths.ts
+  ? path.resolve(here, '..', '..', '..') // compiled: dist/test/support/paths.js
+  : path.resolve(here, '..', '..'); // run from source: test/support/paths.ts
 
 /** The source folder test/fixtures, where the .mjs fixtures live. */
 export const FIXTURES_DIR: string = path.join(PROJECT_ROOT, 'test', 'fixtures');
@@ -37,11 +37,11 @@ const require = createRequire(import.meta.url);
 
 /** Absolute path of a package's bin script (its first `bin` entry), found through its package.json. */
 function binOf(pkg: string): string {
-    const pkgJson = require.resolve(`${pkg}/package.json`);
-    const meta = JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { bin?: string | Record<string, string> };
-    const bin = typeof meta.bin === 'string' ? meta.bin : meta.bin ? Object.values(meta.bin)[0] : undefined;
-    if (!bin) throw new Error(`${pkg} declares no bin`);
-    return path.resolve(path.dirname(pkgJson), bin);
+  const pkgJson = require.resolve(`${pkg}/package.json`);
+  const meta = JSON.parse(fs.readFileSync(pkgJson, 'utf8')) as { bin?: string | Record<string, string> };
+  const bin = typeof meta.bin === 'string' ? meta.bin : meta.bin ? Object.values(meta.bin)[0] : undefined;
+  if (!bin) throw new Error(`${pkg} declares no bin`);
+  return path.resolve(path.dirname(pkgJson), bin);
 }
 
 /** dist/index.js of @modelcontextprotocol/server-everything (stdio by default; `streamableHttp` arg for HTTP). */
@@ -57,6 +57,6 @@ export const oauthServerPath: string = path.join(FIXTURES_DIR, 'oauth-server.mjs
  * stdio): its `poll-system-stats` is app-only. Resolved on first use, so that only its suites need it.
  */
 export function systemMonitorPath(): string {
-    // Its exports map hides package.json; its bin, dist/index.js, sits beside the main entry.
-    return path.join(path.dirname(require.resolve('@modelcontextprotocol/server-system-monitor')), 'index.js');
+  // Its exports map hides package.json; its bin, dist/index.js, sits beside the main entry.
+  return path.join(path.dirname(require.resolve('@modelcontextprotocol/server-system-monitor')), 'index.js');
 }

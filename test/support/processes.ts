@@ -5,57 +5,57 @@ import fs from 'node:fs';
 
 /** /proc/PID/stat fields after the command name: [state, ppid, pgrp, session, ...]; undefined if gone. */
 function statFields(pid: number): string[] | undefined {
-    let stat: string;
-    try {
-        stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    } catch {
-        return undefined;
-    }
-    // The command name is in parentheses and may itself contain ') '.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  let stat: string;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The command name is in parentheses and may itself contain ') '.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 /** True while the process exists and is not a zombie. */
 export function processAlive(pid: number): boolean {
-    try {
-        process.kill(pid, 0);
-    } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
-        // EPERM: it exists but belongs to someone else
-    }
-    const fields = statFields(pid);
-    if (!fields) return !fs.existsSync('/proc/self'); // no /proc: trust kill(0)
-    const state = fields[0];
-    return state !== 'Z' && state !== 'X' && state !== 'x';
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    // EPERM: it exists but belongs to someone else
+  }
+  const fields = statFields(pid);
+  if (!fields) return !fs.existsSync('/proc/self'); // no /proc: trust kill(0)
+  const state = fields[0];
+  return state !== 'Z' && state !== 'X' && state !== 'x';
 }
 
 /** The process group id of pid, or undefined when it is gone. */
 export function processGroupOf(pid: number): number | undefined {
-    const pgrp = statFields(pid)?.[2];
-    return pgrp === undefined ? undefined : Number(pgrp);
+  const pgrp = statFields(pid)?.[2];
+  return pgrp === undefined ? undefined : Number(pgrp);
 }
 
 /** All descendants of pid (children, grandchildren, ...; zombies included), from /proc. */
 export function childPidsOf(pid: number): number[] {
-    const children = new Map<number, number[]>();
-    for (const entry of fs.readdirSync('/proc')) {
-        if (!/^\d+$/.test(entry)) continue;
-        const ppid = Number(statFields(Number(entry))?.[1]);
-        if (!Number.isInteger(ppid)) continue;
-        const list = children.get(ppid);
-        if (list) list.push(Number(entry));
-        else children.set(ppid, [Number(entry)]);
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const ppid = Number(statFields(Number(entry))?.[1]);
+    if (!Number.isInteger(ppid)) continue;
+    const list = children.get(ppid);
+    if (list) list.push(Number(entry));
+    else children.set(ppid, [Number(entry)]);
+  }
+  const out: number[] = [];
+  const queue = [pid];
+  for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
+    for (const c of children.get(p) ?? []) {
+      if (c === pid || out.includes(c)) continue;
+      out.push(c);
+      queue.push(c);
     }
-    const out: number[] = [];
-    const queue = [pid];
-    for (let p = queue.shift(); p !== undefined; p = queue.shift()) {
-        for (const c of children.get(p) ?? []) {
-            if (c === pid || out.includes(c)) continue;
-            out.push(c);
-            queue.push(c);
-        }
-    }
-    return out;
+  }
+  return out;
 }
 
 export interface CliResult {
@@ -118,11 +118,11 @@ export function runProcess(command: string, args: readonly string[], options: Cl
  * returns that line parsed. Fails unless the program ended itself by SIGKILL.
  */
 export function runSelfKilling(program: string): unknown {
-    const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], {
-        encoding: 'utf8',
-        timeout: 100_000,
-        env: { ...process.env, MALLOC_ARENA_MAX: '2' },
-    });
-    assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
-    return JSON.parse(child.stdout);
+  const child = spawnSync(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', program], {
+    encoding: 'utf8',
+    timeout: 100_000,
+    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+  });
+  assert.equal(child.signal, 'SIGKILL', `exit ${child.status} ${child.signal}: ${child.stderr.slice(-2000)}`);
+  return JSON.parse(child.stdout);
 }

@@ -19,10 +19,14 @@ const SCRIPT_FLAGS = [
   '--allowJs',
   '--checkJs',
   '--strict',
-  '--target', 'ES2022',
-  '--module', 'preserve',
-  '--moduleDetection', 'force',
-  '--lib', 'ES2023',
+  '--target',
+  'ES2022',
+  '--module',
+  'preserve',
+  '--moduleDetection',
+  'force',
+  '--lib',
+  'ES2023',
 ];
 
 /** The tsconfig README gives for a folder of scripts. */
@@ -42,7 +46,11 @@ const SCRIPTS_TSCONFIG = {
 
 const GENERATED = 'berry-mcp.servers.d.ts';
 const EXAMPLE = 'typed-script.js';
-const scriptsIn = (dir: string): string[] => fs.readdirSync(path.join(CASES_DIR, dir)).filter((name) => /\.(ts|js)$/.test(name)).sort();
+const scriptsIn = (dir: string): string[] =>
+  fs
+    .readdirSync(path.join(CASES_DIR, dir))
+    .filter((name) => /\.(ts|js)$/.test(name))
+    .sort();
 
 describe('typings: scripts type-checked by tsc', function () {
   this.timeout(60_000);
@@ -79,10 +87,7 @@ describe('typings: scripts type-checked by tsc', function () {
     fs.writeFileSync(path.join(serversDir, 'tsconfig.json'), JSON.stringify({ ...SCRIPTS_TSCONFIG, include: ['*'] }, null, 2));
 
     // Two tsc runs in parallel: each costs a second or two of start-up.
-    const [staticResult, serversResult] = await Promise.all([
-      runTsc(staticDir, [...SCRIPT_FLAGS, ...staticScripts]),
-      runTsc(serversDir, ['-p', '.']),
-    ]);
+    const [staticResult, serversResult] = await Promise.all([runTsc(staticDir, [...SCRIPT_FLAGS, ...staticScripts]), runTsc(serversDir, ['-p', '.'])]);
     diagnostics.set('static', staticResult);
     diagnostics.set('servers', serversResult);
   });
@@ -103,7 +108,10 @@ describe('typings: scripts type-checked by tsc', function () {
 
     it('reports nothing outside the scripts (typings/berry-mcp.d.ts itself is clean)', () => {
       const scripts = new Set(scriptsIn('static'));
-      assert.deepEqual((diagnostics.get('static') ?? []).filter((d) => !scripts.has(d.file)), []);
+      assert.deepEqual(
+        (diagnostics.get('static') ?? []).filter((d) => !scripts.has(d.file)),
+        [],
+      );
     });
   });
 
@@ -121,7 +129,10 @@ describe('typings: scripts type-checked by tsc', function () {
 
     it('the generated file itself compiles cleanly, and nothing else is reported', () => {
       const known = new Set([...scriptsIn('servers'), EXAMPLE]);
-      assert.deepEqual((diagnostics.get('servers') ?? []).filter((d) => !known.has(d.file)), []);
+      assert.deepEqual(
+        (diagnostics.get('servers') ?? []).filter((d) => !known.has(d.file)),
+        [],
+      );
     });
 
     it('types every tool of the reference servers, and leaves the down server out with a warning', () => {
@@ -134,7 +145,10 @@ describe('typings: scripts type-checked by tsc', function () {
 
     it('marks observed result types as observed', () => {
       assert.match(generated, /^        \/\*\* observed over 3 calls \*\/\n        structured: BerryMcp\.Generated\.Learned\.ReadGraph\.Observed\.Returns;$/m);
-      assert.match(generated, /^        \/\*\* observed over 1 call: content\[0\]\.text is JSON of type BerryMcp\.Generated\.Learned\.SearchText\.Observed\.Returns \*\/$/m);
+      assert.match(
+        generated,
+        /^        \/\*\* observed over 1 call: content\[0\]\.text is JSON of type BerryMcp\.Generated\.Learned\.SearchText\.Observed\.Returns \*\/$/m,
+      );
       assert.match(generated, /\/\*\* observed over 1 call: the type of the JSON in `content\[0\]\.text`, learned from results/);
       assert.doesNotMatch(generated, /Learned\.Declared\.Observed/);
     });

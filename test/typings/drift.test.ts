@@ -118,7 +118,18 @@ describe('typings: the script API stays in step with the contract', function () 
   });
 
   it('finds the contract types (and the host-only ones it leaves out still exist)', () => {
-    for (const name of ['ListRequest', 'ListResult', 'ServerStatus', 'ToolSummary', 'DescribeRequest', 'DescribeResult', 'ToolDescription', 'ServerDescription', 'CallRequest', 'CallResult']) {
+    for (const name of [
+      'ListRequest',
+      'ListResult',
+      'ServerStatus',
+      'ToolSummary',
+      'DescribeRequest',
+      'DescribeResult',
+      'ToolDescription',
+      'ServerDescription',
+      'CallRequest',
+      'CallResult',
+    ]) {
       assert.ok(names.includes(name), `contract.ts no longer exports ${name}`);
     }
     const all = contractExports(program);

@@ -65,7 +65,10 @@ describe('typings: generateTypings', function () {
   });
 
   it('sorts servers and tools by name, and keys the map by the real names', async () => {
-    const code = await generateTypings([{ server: 'zeta', tools: [echo] }, { server: 'alpha', tools: [echo, sum] }]);
+    const code = await generateTypings([
+      { server: 'zeta', tools: [echo] },
+      { server: 'alpha', tools: [echo, sum] },
+    ]);
     const keys = [...code.matchAll(/^ {4}("[^"]*"): \{$|^ {6}("[^"]*"): \{$/gm)].map((m) => m[1] ?? `  ${m[2]}`);
     assert.deepEqual(keys, ['"alpha"', '  "echo"', '  "get-sum"', '"zeta"', '  "echo"']);
     assert.match(code, /"get-sum": \{\n {8}args: BerryMcp\.Generated\.Alpha\.GetSum\.Input\.Arguments;/);
@@ -116,7 +119,10 @@ describe('typings: generateTypings', function () {
       const body = namespaceBody(code, `BerryMcp.Generated.Fixture.${id}.Input`);
       assert.match(body, reason, id);
       assert.match(body, /\/\*\* Not typed: .*\*\/\n {2}export type Arguments = \{ \[key: string\]: unknown \};/, id);
-      assert.match(code.slice(0, code.indexOf('declare namespace')), new RegExp(`^// Warning: "fixture/[\\w-]+" inputSchema not typed: .*${reason.source}`, 'm'));
+      assert.match(
+        code.slice(0, code.indexOf('declare namespace')),
+        new RegExp(`^// Warning: "fixture/[\\w-]+" inputSchema not typed: .*${reason.source}`, 'm'),
+      );
     }
   });
 
@@ -151,9 +157,16 @@ describe('typings: generateTypings', function () {
   it('types a required property with a default as optional: the call works without it (Playwright MCP 0.0.83)', async () => {
     const screenshot: Tool = {
       name: 'browser_take_screenshot',
-      inputSchema: { type: 'object', properties: { scale: { type: 'string', enum: ['css', 'device'], default: 'css' }, type: { type: 'string' } }, required: ['scale'] },
+      inputSchema: {
+        type: 'object',
+        properties: { scale: { type: 'string', enum: ['css', 'device'], default: 'css' }, type: { type: 'string' } },
+        required: ['scale'],
+      },
     };
-    const body = namespaceBody(await generateTypings([{ server: 'playwright', tools: [screenshot] }]), 'BerryMcp.Generated.Playwright.BrowserTakeScreenshot.Input');
+    const body = namespaceBody(
+      await generateTypings([{ server: 'playwright', tools: [screenshot] }]),
+      'BerryMcp.Generated.Playwright.BrowserTakeScreenshot.Input',
+    );
     assert.match(body, /^\s*scale\?: \("css" \| "device"\)$/m, body);
   });
 
@@ -215,7 +228,10 @@ describe('typings: generateTypings', function () {
       assert.equal(requests, 0, 'a $ref was fetched');
       assert.doesNotMatch(code, /leakedFrom/);
       assert.match(namespaceBody(code, 'BerryMcp.Generated.Refs.Ref0.Input'), /direct: unknown/);
-      assert.match(code, new RegExp(`^// Warning: "refs/ref-0" inputSchema typed loosely: external \\$ref "${base.replace(/\./g, '\\.')}/schema\\.json" not followed$`, 'm'));
+      assert.match(
+        code,
+        new RegExp(`^// Warning: "refs/ref-0" inputSchema typed loosely: external \\$ref "${base.replace(/\./g, '\\.')}/schema\\.json" not followed$`, 'm'),
+      );
     });
   });
 });

@@ -94,7 +94,14 @@ export class CatalogStore {
 
   async save(fingerprint: string, tools: readonly Tool[], details: SaveDetails = {}): Promise<void> {
     const { ttlMs, protocol, cacheScope, publicFingerprint } = details;
-    const data = JSON.stringify({ format: FORMAT, savedAt: Date.now(), ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS, tools, ...(protocol ? { protocol } : {}), ...(cacheScope ? { cacheScope } : {}) });
+    const data = JSON.stringify({
+      format: FORMAT,
+      savedAt: Date.now(),
+      ttlMs: ttlMs ?? DEFAULT_CATALOG_TTL_MS,
+      tools,
+      ...(protocol ? { protocol } : {}),
+      ...(cacheScope ? { cacheScope } : {}),
+    });
     await this.#files.write(await this.#path(fingerprint), data);
     if (cacheScope === 'public' && publicFingerprint !== undefined) await this.#files.write(await this.#path(publicFingerprint, '.public'), data);
   }

@@ -125,7 +125,11 @@ function joinLines(code: string, withComments: boolean): string {
     if (line === '') continue;
     if (comment !== undefined || line.startsWith('/*')) {
       comment ??= [];
-      const text = line.replace(/^\/\*\*?/, '').replace(/\*\/$/, '').replace(/^\*\s?/, '').trim();
+      const text = line
+        .replace(/^\/\*\*?/, '')
+        .replace(/\*\/$/, '')
+        .replace(/^\*\s?/, '')
+        .trim();
       if (text !== '') comment.push(text);
       if (line.endsWith('*/')) {
         if (withComments && comment.length > 0) tokens.push(`/** ${comment.join(' ')} */`);

@@ -10,7 +10,23 @@ import type { Tool } from '@modelcontextprotocol/client';
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_TYPES: ReadonlySet<unknown> = new Set(['string', 'integer', 'boolean']);
 /** Subschemas a header's property must not sit under: only a chain of `properties` reaches it. */
-const UNREACHABLE = ['items', 'prefixItems', 'additionalProperties', 'patternProperties', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions', 'dependentSchemas', 'contains'];
+const UNREACHABLE = [
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'patternProperties',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'contains',
+];
 
 /** Why the tool's annotations are invalid, or undefined when they are fine (or absent). */
 export function headerAnnotationProblem(tool: Tool): string | undefined {
@@ -23,7 +39,8 @@ export function headerAnnotationProblem(tool: Tool): string | undefined {
       const name = schema['x-mcp-header'];
       if (!reachable || path.length === 0) return `${where} has x-mcp-header outside a chain of "properties"`;
       if (typeof name !== 'string' || !TOKEN.test(name)) return `${where} has an x-mcp-header that is not a non-empty HTTP token`;
-      if (!HEADER_TYPES.has(schema['type'])) return `${where} has x-mcp-header on a ${JSON.stringify(schema['type'] ?? 'untyped')} property (only string, integer and boolean)`;
+      if (!HEADER_TYPES.has(schema['type']))
+        return `${where} has x-mcp-header on a ${JSON.stringify(schema['type'] ?? 'untyped')} property (only string, integer and boolean)`;
       const earlier = seen.get(name.toLowerCase());
       if (earlier !== undefined) return `x-mcp-header "${name}" is declared twice (also as "${earlier}")`;
       seen.set(name.toLowerCase(), name);
@@ -37,7 +54,13 @@ export function headerAnnotationProblem(tool: Tool): string | undefined {
     }
     for (const keyword of UNREACHABLE) {
       const sub = schema[keyword];
-      const branches = Array.isArray(sub) ? sub : typeof sub === 'object' && sub !== null ? (keyword === '$defs' || keyword === 'definitions' || keyword === 'patternProperties' || keyword === 'dependentSchemas' ? Object.values(sub) : [sub]) : [];
+      const branches = Array.isArray(sub)
+        ? sub
+        : typeof sub === 'object' && sub !== null
+          ? keyword === '$defs' || keyword === 'definitions' || keyword === 'patternProperties' || keyword === 'dependentSchemas'
+            ? Object.values(sub)
+            : [sub]
+          : [];
       for (const branch of branches) {
         const problem = visit(branch, [...path, `<${keyword}>`], false, depth + 1);
         if (problem) return problem;

@@ -51,18 +51,19 @@ export async function listAllPages<T>(
 
 class CursorRejected extends Error {}
 
-async function walk<T>(
-  fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
-  keyOf: (item: T) => string,
-  maxPages: number,
-): Promise<Listing<T>> {
+async function walk<T>(fetchPage: (cursor: string | undefined) => Promise<Page<T>>, keyOf: (item: T) => string, maxPages: number): Promise<Listing<T>> {
   const items: T[] = [];
   const names = new Set<string>();
   const cursors = new Set<string>();
   let cursor: string | undefined;
   let ttlMs: number | undefined;
   let cacheScope: CacheScope | undefined;
-  const done = (truncated: boolean): Listing<T> => ({ items, truncated, ...(ttlMs === undefined ? {} : { ttlMs }), ...(cacheScope === undefined ? {} : { cacheScope }) });
+  const done = (truncated: boolean): Listing<T> => ({
+    items,
+    truncated,
+    ...(ttlMs === undefined ? {} : { ttlMs }),
+    ...(cacheScope === undefined ? {} : { cacheScope }),
+  });
   for (let page = 0; page < maxPages; page++) {
     let result: Page<T>;
     try {

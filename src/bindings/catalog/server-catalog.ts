@@ -125,7 +125,9 @@ export class ServerCatalog {
     const params = cursor === undefined ? {} : { cursor };
     const client = this.#host.client;
     const { method, field } = LIST[kind];
-    const r = (await this.#host.send(method, (o) => client.request({ method, params }, o), signal)) as unknown as Record<string, unknown> & { nextCursor?: string };
+    const r = (await this.#host.send(method, (o) => client.request({ method, params }, o), signal)) as unknown as Record<string, unknown> & {
+      nextCursor?: string;
+    };
     const items = Array.isArray(r[field]) ? (r[field] as unknown[]) : [];
     return { items, nextCursor: r.nextCursor, ttlMs: ttlOf(r as { _meta?: Record<string, unknown> }), cacheScope: cacheScopeOf(r) };
   }

@@ -111,7 +111,12 @@ export class ServerConnection implements RequestTarget {
   }
 
   /** Sends one request with the entry's timeout; failures become typed errors naming `server` (dead transports evict). */
-  send<T>(operation: string, run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>, signal?: AbortSignal, server = this.config.name): Promise<T> {
+  send<T>(
+    operation: string,
+    run: (options: { timeout: number; signal?: AbortSignal }) => Promise<T>,
+    signal?: AbortSignal,
+    server = this.config.name,
+  ): Promise<T> {
     return send(this, operation, run, signal, server);
   }
 

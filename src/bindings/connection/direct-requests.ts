@@ -89,7 +89,9 @@ export class DirectRequests {
       if (this.#closed) return reject(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'));
       const id = this.#next++;
       // Built in its final shape: spreading params costs ≈ 3 µs a call on Node 20.
-      const params: Record<string | symbol, unknown> = options.onprogress ? { name: tool, arguments: args, _meta: { progressToken: id } } : { name: tool, arguments: args };
+      const params: Record<string | symbol, unknown> = options.onprogress
+        ? { name: tool, arguments: args, _meta: { progressToken: id } }
+        : { name: tool, arguments: args };
       RequestOwners.own(params, owner);
       const message = { jsonrpc: '2.0' as const, id, method: 'tools/call', params };
       const onAbort = (): void => this.#cancel(id, signal.reason, String(signal.reason));

@@ -51,8 +51,7 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed && (context.transportClosed?.() ?? true)) {
     const detail = context.closedDetail();
     return new TransportClosedError(
-      `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` +
-        'The call was not retried; the next operation reconnects.',
+      `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` + 'The call was not retried; the next operation reconnects.',
       detail,
       { cause: error },
     );
@@ -67,10 +66,7 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
     );
   }
   if (error instanceof RpcError) {
-    return new ProtocolError(
-      `${where} returned error ${error.code}: ${context.redact(oneLine(stripMcpPrefix(error.message)))}`,
-      error.code,
-    );
+    return new ProtocolError(`${where} returned error ${error.code}: ${context.redact(oneLine(stripMcpPrefix(error.message)))}`, error.code);
   }
   if (error instanceof SdkError && error.code === SdkErrorCode.InvalidResult) {
     return new ProtocolError(`${where} returned a malformed result: ${context.redact(resultIssues(error.message))}. The connection stays open.`);
@@ -192,10 +188,7 @@ export function mapHttpError(failure: unknown, context: ErrorContext): BerryErro
       );
     }
     if (error.status === 401) return authRequired(context.server, error, context.redact);
-    return new BerryError(
-      'MCP_PROTOCOL_ERROR',
-      `${where} answered ${describeHttpStatus(error, context.redact)}. This call failed; the connection stays open.`,
-    );
+    return new BerryError('MCP_PROTOCOL_ERROR', `${where} answered ${describeHttpStatus(error, context.redact)}. This call failed; the connection stays open.`);
   }
   if (error instanceof SyntaxError) {
     return new BerryError(
@@ -216,10 +209,18 @@ export function mapHttpError(failure: unknown, context: ErrorContext): BerryErro
  * session on that wire).
  */
 function fromSdkHttpError(error: unknown): unknown {
-  if (!(error instanceof SdkHttpError) || (error.code !== SdkErrorCode.ClientHttpNotImplemented && error.code !== SdkErrorCode.EraNegotiationFailed)) return error;
+  if (!(error instanceof SdkHttpError) || (error.code !== SdkErrorCode.ClientHttpNotImplemented && error.code !== SdkErrorCode.EraNegotiationFailed))
+    return error;
   if (typeof error.status !== 'number') return error;
   const text = error.data['text'];
-  return new HttpStatusError({ status: error.status, statusText: error.statusText ?? '', method: 'POST', hadSession: false, challenge: undefined, body: typeof text === 'string' ? text.slice(0, 2048) : '' });
+  return new HttpStatusError({
+    status: error.status,
+    statusText: error.statusText ?? '',
+    method: 'POST',
+    hadSession: false,
+    challenge: undefined,
+    body: typeof text === 'string' ? text.slice(0, 2048) : '',
+  });
 }
 
 /** An HTTP failure during initialize, in words: the status and what it likely means. */

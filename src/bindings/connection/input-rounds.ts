@@ -73,7 +73,13 @@ export async function answerInputRounds<T>(
   }
 }
 
-async function answerOne(target: RoundsTarget, handler: ElicitationHandler | undefined, key: string, request: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+async function answerOne(
+  target: RoundsTarget,
+  handler: ElicitationHandler | undefined,
+  key: string,
+  request: unknown,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const server = target.config.name;
   const { method, params } = (typeof request === 'object' && request !== null ? request : {}) as { method?: unknown; params?: unknown };
   if (method === 'elicitation/create' && typeof params === 'object' && params !== null) {
@@ -82,7 +88,10 @@ async function answerOne(target: RoundsTarget, handler: ElicitationHandler | und
   const what = typeof method === 'string' ? method.slice(0, 60) : 'a request without a method';
   const why = method === 'sampling/createMessage' ? 'berry-mcp runs no model of its own' : 'berry-mcp answers only elicitation/create';
   target.log({ server, kind: 'elicitation', message: `declined input request "${key.slice(0, 60)}": ${what} (${why})` });
-  throw new BerryError('MCP_INPUT_UNSUPPORTED', `Server "${server}" needs ${what} to finish this request, which berry-mcp does not support (${why}). The call failed; nothing was answered.`);
+  throw new BerryError(
+    'MCP_INPUT_UNSUPPORTED',
+    `Server "${server}" needs ${what} to finish this request, which berry-mcp does not support (${why}). The call failed; nothing was answered.`,
+  );
 }
 
 function isInputRequired(value: unknown): value is InputRequired {

@@ -197,10 +197,18 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
     const definition = listed ? headerDefinition(listed) : undefined;
     const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
-      definition ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition }) : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+      definition
+        ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition })
+        : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
     const result = await withSignIn(
       target,
-      () => answerInputRounds(target, options.onElicitation, (extra, allow) => send({ name: tool, arguments: args, ...extra, ...owner }, { ...allow, ...request }), scope.signal),
+      () =>
+        answerInputRounds(
+          target,
+          options.onElicitation,
+          (extra, allow) => send({ name: tool, arguments: args, ...extra, ...owner }, { ...allow, ...request }),
+          scope.signal,
+        ),
       scope.signal,
     );
     return result as CallToolResult;
@@ -212,7 +220,13 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
 }
 
 /** A failed request as a typed error; a dead session or transport marks the connection dead. */
-export function mapRequestError(target: RequestTarget, error: unknown, operation: string, signal: AbortSignal | undefined, server = target.config.name): BerryError {
+export function mapRequestError(
+  target: RequestTarget,
+  error: unknown,
+  operation: string,
+  signal: AbortSignal | undefined,
+  server = target.config.name,
+): BerryError {
   if (signal?.aborted && isBerryError(signal.reason)) return signal.reason;
   if (signal?.aborted) return new CancelledError(`${operation} on server "${server}" was cancelled.`);
   const { stdio, redact } = target;
@@ -235,7 +249,11 @@ export function mapRequestError(target: RequestTarget, error: unknown, operation
   // A timeout behind an endless unterminated line is a stuck transport, not a slow tool. Half the
   // timeout: the line may have begun just after this request was sent.
   if (mapped.code === 'MCP_TIMEOUT' && stdio?.abandonIfStuck(target.config.timeoutMs / 2)) {
-    return new TransportClosedError(`${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${closedDetail(stdio, redact)}. The next operation reconnects.`, '', { cause: error });
+    return new TransportClosedError(
+      `${mapped.message.replace(/ Raise "timeout".*$/, '')} Meanwhile ${closedDetail(stdio, redact)}. The next operation reconnects.`,
+      '',
+      { cause: error },
+    );
   }
   // A dead session or transport is replaced on the next operation; the call itself is not replayed.
   // Anything else (a JSON-RPC error, a malformed result) failed this request only; a lost response

@@ -53,7 +53,14 @@ export async function callOn(
   const compiling = context.checker.check(server, found, args);
   if (compiling) await compiling;
   // The approver sees the tool's annotations as a model would: masked.
-  if (context.approve) await checkApproval(context.approve, server, found.annotations ? { ...found, annotations: gate.value(found.annotations, server) } : found, args, options.signal);
+  if (context.approve)
+    await checkApproval(
+      context.approve,
+      server,
+      found.annotations ? { ...found, annotations: gate.value(found.annotations, server) } : found,
+      args,
+      options.signal,
+    );
   const callOptions = { ...options, server };
   // tasks.js loads the SDK's task schemas: imported when a task tool is first called.
   const result = usesTask(connection, found)

@@ -46,7 +46,13 @@ export interface OperationContext {
     force?: boolean,
   ): Promise<T>;
   /** Runs `fn` on the pooled connection for `config` (its answer masked through the config's gate); `force` skips the backoff. */
-  use<T>(prepared: Prepared, config: ResolvedServerConfig, fn: (connection: ServerConnection, gate: ServerTextGate) => Promise<T>, signal: AbortSignal | undefined, force?: boolean): Promise<T>;
+  use<T>(
+    prepared: Prepared,
+    config: ResolvedServerConfig,
+    fn: (connection: ServerConnection, gate: ServerTextGate) => Promise<T>,
+    signal: AbortSignal | undefined,
+    force?: boolean,
+  ): Promise<T>;
   /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
   pendingFailure(prepared: Prepared, config: ResolvedServerConfig): BerryError | undefined;
   /** The pool key of `config` under this read. */

@@ -22,7 +22,9 @@ export function describe(context: OperationContext, request: DescribeRequest, op
     async (connection, entry, gate) => {
       // Only what this client's own calls taught (ObservedTypes.for).
       const observed = await context.observed.for(options.client).viewOf(connection, entry.name, gate, signal);
-      return tool === undefined ? describeServer(connection, entry, signal, observed) : describeToolOf(connection, entry, tool, schemas === true, signal, observed);
+      return tool === undefined
+        ? describeServer(connection, entry, signal, observed)
+        : describeToolOf(connection, entry, tool, schemas === true, signal, observed);
     },
     signal,
     true,

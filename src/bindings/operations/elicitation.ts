@@ -52,7 +52,11 @@ export function installElicitation(client: Client, transport: Transport, source:
     if (asked >= MAX_OPEN_QUESTIONS) {
       if (told.has(handler)) return { action: 'decline' } as const;
       told.add(handler);
-      return decline(request.params, source, `${MAX_OPEN_QUESTIONS} questions of this caller were already open; more are declined unlogged until they are answered`);
+      return decline(
+        request.params,
+        source,
+        `${MAX_OPEN_QUESTIONS} questions of this caller were already open; more are declined unlogged until they are answered`,
+      );
     }
     open.set(handler, asked + 1);
     try {
@@ -69,11 +73,7 @@ export function installElicitation(client: Client, transport: Transport, source:
 }
 
 /** One answer for one request: the handler's (shown through the gate), with defaults applied, or a logged decline. */
-export async function answerElicitation(
-  params: ElicitationParams,
-  wiring: ElicitationWiring,
-  signal: AbortSignal,
-): Promise<ElicitationResult> {
+export async function answerElicitation(params: ElicitationParams, wiring: ElicitationWiring, signal: AbortSignal): Promise<ElicitationResult> {
   const { server, handler } = wiring;
   if (!handler) return decline(params, wiring, 'no elicitation handler');
   const shown = wiring.gate.elicitation(params);
@@ -101,10 +101,7 @@ function decline(params: ElicitationParams, { server, log }: Pick<ElicitationWir
 type Content = NonNullable<ElicitationResult['content']>;
 
 /** The answer with every property the person left out filled from the requested schema's default. */
-export function withDefaults(
-  schema: { readonly properties: Readonly<Record<string, unknown>> },
-  content: Content | undefined,
-): Content {
+export function withDefaults(schema: { readonly properties: Readonly<Record<string, unknown>> }, content: Content | undefined): Content {
   const filled: Content = { ...content };
   for (const [name, property] of Object.entries(schema.properties)) {
     if (Object.hasOwn(filled, name) || typeof property !== 'object' || property === null) continue;

@@ -39,21 +39,40 @@ export function list(context: OperationContext, request: ListRequest, options: O
 }
 
 /** One server's tool catalog, or why it has none: never throws for a broken server. */
-export async function catalogOf(context: OperationContext, prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined, force = false): Promise<Catalog> {
+export async function catalogOf(
+  context: OperationContext,
+  prepared: Prepared,
+  slot: ServerSlot,
+  signal: AbortSignal | undefined,
+  force = false,
+): Promise<Catalog> {
   if (slot.status === 'disabled') return { status: 'disabled', transport: slot.transport };
   if (slot.status === 'error') return { status: 'error', error: { code: slot.error.code, message: slot.error.message } };
   try {
     let protocol: string | undefined;
-    const listing = await context.use(prepared, slot.config, (c) => ((protocol = c.protocolVersion), c.catalog.list('tools', signal, slot.name)), signal, force);
+    const listing = await context.use(
+      prepared,
+      slot.config,
+      (c) => ((protocol = c.protocolVersion), c.catalog.list('tools', signal, slot.name)),
+      signal,
+      force,
+    );
     const all = listing.items;
     const store = context.store;
     if (store) {
       const name = slot.name;
       // A cache that cannot be written costs only speed: say so on the log, nothing else.
       context.track(
-        store.save(slot.config.fingerprint, all, { ttlMs: listing.ttlMs, protocol, cacheScope: listing.cacheScope, publicFingerprint: slot.config.publicFingerprint }).catch((error: unknown) =>
-          context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
-        ),
+        store
+          .save(slot.config.fingerprint, all, {
+            ttlMs: listing.ttlMs,
+            protocol,
+            cacheScope: listing.cacheScope,
+            publicFingerprint: slot.config.publicFingerprint,
+          })
+          .catch((error: unknown) =>
+            context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
+          ),
       );
     }
     return { status: 'connected', transport: slot.config.kind, protocol, warnings: listing.warnings ?? [], tools: all, filter: slot.config.toolFilter };
@@ -71,7 +90,12 @@ export async function catalogOf(context: OperationContext, prepared: Prepared, s
  * A saved catalog for a server with no live connection: fresh or not, it answers now; a stale
  * one is refreshed in the background (which saves it again).
  */
-async function savedStatus(context: OperationContext, prepared: Prepared, slot: ServerSlot, signal: AbortSignal | undefined): Promise<ServerStatus | undefined> {
+async function savedStatus(
+  context: OperationContext,
+  prepared: Prepared,
+  slot: ServerSlot,
+  signal: AbortSignal | undefined,
+): Promise<ServerStatus | undefined> {
   const store = context.store;
   if (!store || slot.status !== 'ok') return undefined;
   if (context.pool.hasOpen(context.keyOf(prepared, slot.config))) return undefined;
@@ -79,15 +103,35 @@ async function savedStatus(context: OperationContext, prepared: Prepared, slot: 
   if (!saved) return undefined;
   const ageMs = Math.max(0, Date.now() - saved.savedAt);
   if (ageMs > saved.ttlMs) context.track(context.operation(undefined, () => catalogOf(context, prepared, slot, undefined)));
-  return connectedStatus(slot.name, slot.config.kind, valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name), slot.config.toolFilter, { ageMs }, await sandboxNotes(context.machine, slot, signal), saved.protocol);
+  return connectedStatus(
+    slot.name,
+    slot.config.kind,
+    valueRedactorOf(prepared.loaded.servers)(saved.tools, slot.name),
+    slot.config.toolFilter,
+    { ageMs },
+    await sandboxNotes(context.machine, slot, signal),
+    saved.protocol,
+  );
 }
 
-async function status(context: OperationContext, prepared: Prepared, slot: ServerSlot, refresh: boolean, signal: AbortSignal | undefined): Promise<ServerStatus> {
+async function status(
+  context: OperationContext,
+  prepared: Prepared,
+  slot: ServerSlot,
+  refresh: boolean,
+  signal: AbortSignal | undefined,
+): Promise<ServerStatus> {
   // A start failure backing off answers at once, with the tools of a saved catalog if there is one.
   let dial = refresh;
   if (!refresh && slot.status === 'ok') {
     const failed = context.pendingFailure(prepared, slot.config);
-    if (failed) return failedStatus(slot.name, failed, slot.config.toolFilter, valueRedactorOf(prepared.loaded.servers)(await context.store?.load(slot.config.fingerprint, signal), slot.name));
+    if (failed)
+      return failedStatus(
+        slot.name,
+        failed,
+        slot.config.toolFilter,
+        valueRedactorOf(prepared.loaded.servers)(await context.store?.load(slot.config.fingerprint, signal), slot.name),
+      );
     // Its window is over: the one attempt it is due, not a saved catalog that says all is well.
     dial = context.backoff.recorded(context.keyOf(prepared, slot.config));
   }
@@ -95,5 +139,13 @@ async function status(context: OperationContext, prepared: Prepared, slot: Serve
   if (saved) return saved;
   const catalog = await catalogOf(context, prepared, slot, signal, refresh);
   if (catalog.status !== 'connected') return { name: slot.name, ...catalog };
-  return connectedStatus(slot.name, catalog.transport, catalog.tools, catalog.filter, undefined, [...(await sandboxNotes(context.machine, slot, signal)), ...catalog.warnings], catalog.protocol);
+  return connectedStatus(
+    slot.name,
+    catalog.transport,
+    catalog.tools,
+    catalog.filter,
+    undefined,
+    [...(await sandboxNotes(context.machine, slot, signal)), ...catalog.warnings],
+    catalog.protocol,
+  );
 }

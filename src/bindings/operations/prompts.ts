@@ -26,34 +26,34 @@ export async function getPrompt(
 ): Promise<PromptResult> {
   const { server, name } = request;
   if (!connection.catalog.supports('prompts')) {
-    throw new BerryError(
-      'MCP_UNKNOWN_PROMPT',
-      `Server "${server}" publishes no prompts (it does not declare the prompts capability).`,
-    );
+    throw new BerryError('MCP_UNKNOWN_PROMPT', `Server "${server}" publishes no prompts (it does not declare the prompts capability).`);
   }
   const prompt = await findPrompt(connection, server, name, signal);
   const args = promptArguments(server, prompt, request.arguments);
   return connection.send(
     `prompts/get "${name}"`,
     (options) =>
-      answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.getPrompt({ name, arguments: args, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow }), options.signal),
+      answerInputRounds(
+        connection,
+        onElicitation,
+        (extra, allow) => connection.client.getPrompt({ name, arguments: args, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow }),
+        options.signal,
+      ),
     signal,
     server,
   );
 }
 
-async function findPrompt(
-  connection: ServerConnection,
-  server: string,
-  name: string,
-  signal: AbortSignal | undefined,
-): Promise<Prompt> {
+async function findPrompt(connection: ServerConnection, server: string, name: string, signal: AbortSignal | undefined): Promise<Prompt> {
   const listed = await connection.catalog.list('prompts', signal, server);
   const found = listed.items.find((p) => p.name === name);
   if (found) return found;
   throw new BerryError(
     'MCP_UNKNOWN_PROMPT',
-    `Server "${server}" has no prompt "${name}". Its prompts: ${nameList(name, listed.items.map((p) => p.name))}.`,
+    `Server "${server}" has no prompt "${name}". Its prompts: ${nameList(
+      name,
+      listed.items.map((p) => p.name),
+    )}.`,
   );
 }
 

@@ -4,13 +4,16 @@ import { BerryError } from '../../common/errors.js';
 /** The entry named `server` in `loaded`: MCP_UNKNOWN_SERVER, its own config error, or MCP_SERVER_DISABLED otherwise. */
 export function resolveEntry(loaded: LoadedConfig, server: string): ResolvedServerConfig {
   const slot = loaded.servers.find((s) => s.name === server);
-  if (!slot) throw unknownServer(server, loaded.servers.map((s) => s.name), loaded.path, loaded.exists);
+  if (!slot)
+    throw unknownServer(
+      server,
+      loaded.servers.map((s) => s.name),
+      loaded.path,
+      loaded.exists,
+    );
   if (slot.status === 'error') throw slot.error;
   if (slot.status === 'disabled') {
-    throw new BerryError(
-      'MCP_SERVER_DISABLED',
-      `Server "${server}" is disabled ("enabled": false in ${loaded.path}). Enable it there to use it.`,
-    );
+    throw new BerryError('MCP_SERVER_DISABLED', `Server "${server}" is disabled ("enabled": false in ${loaded.path}). Enable it there to use it.`);
   }
   return slot.config;
 }

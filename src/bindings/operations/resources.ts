@@ -31,17 +31,19 @@ export async function readResource(
       `resources/read "${uri}"`,
       // The SDK's own cache of reads stays out: a read asks the server (the lists honour ttlMs).
       (options) =>
-        answerInputRounds(connection, onElicitation, (extra, allow) => connection.client.readResource({ uri, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow, cacheMode: 'bypass' }), options.signal),
+        answerInputRounds(
+          connection,
+          onElicitation,
+          (extra, allow) =>
+            connection.client.readResource({ uri, ...extra, ...RequestOwners.tag(onElicitation) }, { ...options, ...allow, cacheMode: 'bypass' }),
+          options.signal,
+        ),
       signal,
       server,
     );
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    throw new BerryError(
-      'MCP_UNKNOWN_RESOURCE',
-      `Server "${server}" has no resource "${uri}". ${await whatExists(connection, uri, signal)}`,
-      { cause: error },
-    );
+    throw new BerryError('MCP_UNKNOWN_RESOURCE', `Server "${server}" has no resource "${uri}". ${await whatExists(connection, uri, signal)}`, { cause: error });
   }
 }
 
@@ -54,13 +56,20 @@ function isNotFound(error: unknown): boolean {
 /** The resources and templates the server lists, closest first; listing failures are not the error. */
 async function whatExists(connection: ServerConnection, uri: string, signal: AbortSignal | undefined): Promise<string> {
   try {
-    const [resources, templates] = await Promise.all([
-      connection.catalog.list('resources', signal),
-      connection.catalog.list('resourceTemplates', signal),
-    ]);
-    const parts = [`Its resources: ${nameList(uri, resources.items.map((r) => r.uri))}.`];
+    const [resources, templates] = await Promise.all([connection.catalog.list('resources', signal), connection.catalog.list('resourceTemplates', signal)]);
+    const parts = [
+      `Its resources: ${nameList(
+        uri,
+        resources.items.map((r) => r.uri),
+      )}.`,
+    ];
     if (templates.items.length > 0) {
-      parts.push(`Templates (fill them in): ${nameList(uri, templates.items.map((t) => t.uriTemplate))}.`);
+      parts.push(
+        `Templates (fill them in): ${nameList(
+          uri,
+          templates.items.map((t) => t.uriTemplate),
+        )}.`,
+      );
     }
     return parts.join(' ');
   } catch (error) {

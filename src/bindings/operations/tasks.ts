@@ -36,7 +36,11 @@ export async function callToolAsTask(
   const ac = new CallScope(options.signal, () => new CancelledError(`${label} was cancelled.`));
   ac.deadline(
     Date.now() + timeoutMs,
-    () => new CallTimeoutError(`${label} did not finish within its ${timeoutMs / 1000} s timeout (the whole task); it was cancelled. Raise "timeout" for this server in mcp.json for longer tasks.`, timeoutMs),
+    () =>
+      new CallTimeoutError(
+        `${label} did not finish within its ${timeoutMs / 1000} s timeout (the whole task); it was cancelled. Raise "timeout" for this server in mcp.json for longer tasks.`,
+        timeoutMs,
+      ),
   );
   const remaining = (started: number): number => Math.max(1, started + timeoutMs - Date.now());
   const started = Date.now();
@@ -74,16 +78,22 @@ export async function callToolAsTask(
   const progressToken = taskProgressToken();
   connection.taskProgress.set(progressToken, report);
   try {
-    const created = await scoped((signal) => connection.send(
-      `tools/call "${tool}" (task)`,
-      (o) =>
-        client.request({ method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken }, ...owner } }, specTypeSchemas.CreateTaskResult, {
-          ...o,
-          timeout: remaining(started),
-        }),
-      signal,
-      server,
-    ));
+    const created = await scoped((signal) =>
+      connection.send(
+        `tools/call "${tool}" (task)`,
+        (o) =>
+          client.request(
+            { method: 'tools/call', params: { name: tool, arguments: args, task: {}, _meta: { progressToken }, ...owner } },
+            specTypeSchemas.CreateTaskResult,
+            {
+              ...o,
+              timeout: remaining(started),
+            },
+          ),
+        signal,
+        server,
+      ),
+    );
     taskId = created.task.taskId;
     let task = created.task;
     let lastMessage: string | undefined;
@@ -94,24 +104,31 @@ export async function callToolAsTask(
       }
       const status = task.status as Status;
       if (status === 'completed' || status === 'failed' || status === 'input_required') break;
-      if (status === 'cancelled') throw new BerryError('MCP_PROTOCOL_ERROR', `${label}: the server cancelled the task (${task.statusMessage ?? 'no reason given'}).`);
+      if (status === 'cancelled')
+        throw new BerryError('MCP_PROTOCOL_ERROR', `${label}: the server cancelled the task (${task.statusMessage ?? 'no reason given'}).`);
       await sleep(clamp(task.pollInterval ?? DEFAULT_POLL_MS), ac.signal);
       const id = taskId;
-      task = await scoped((signal) => connection.send(
-        `tasks/get "${tool}"`,
-        (o) => client.request({ method: 'tasks/get', params: { taskId: id, ...owner } }, specTypeSchemas.GetTaskResult, { ...o, timeout: remaining(started) }),
-        signal,
-        server,
-      ));
+      task = await scoped((signal) =>
+        connection.send(
+          `tasks/get "${tool}"`,
+          (o) =>
+            client.request({ method: 'tasks/get', params: { taskId: id, ...owner } }, specTypeSchemas.GetTaskResult, { ...o, timeout: remaining(started) }),
+          signal,
+          server,
+        ),
+      );
     }
     // tasks/result blocks until the task is terminal (input_required: the server's requests come first).
     const id = taskId;
-    const result = await scoped((signal) => connection.send(
-      `tasks/result "${tool}"`,
-      (o) => client.request({ method: 'tasks/result', params: { taskId: id, ...owner } }, specTypeSchemas.CallToolResult, { ...o, timeout: remaining(started) }),
-      signal,
-      server,
-    ));
+    const result = await scoped((signal) =>
+      connection.send(
+        `tasks/result "${tool}"`,
+        (o) =>
+          client.request({ method: 'tasks/result', params: { taskId: id, ...owner } }, specTypeSchemas.CallToolResult, { ...o, timeout: remaining(started) }),
+        signal,
+        server,
+      ),
+    );
     finished = true;
     return result as CallToolResult;
   } catch (error) {
@@ -130,5 +147,7 @@ function clamp(ms: number): number {
 /** tasks/cancel, as the spec asks when the requester gives up; failures are only logged away. */
 function sendCancel(connection: ServerConnection, taskId: string): void {
   if (connection.dead) return;
-  void connection.client.request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult, { timeout: CANCEL_TIMEOUT_MS }).catch(() => {});
+  void connection.client
+    .request({ method: 'tasks/cancel', params: { taskId } }, specTypeSchemas.CancelTaskResult, { timeout: CANCEL_TIMEOUT_MS })
+    .catch(() => {});
 }

@@ -49,7 +49,8 @@ export function filterWarnings(tools: readonly Tool[], filter: ToolFilter | unde
     const tool = present.get(name);
     if (tool === undefined) return [`${key} names "${name}", which the server does not have`];
     // enabledTools cannot hand the model a tool the server keeps from it.
-    if (filter.mode === 'enabled' && appHiding(tool) !== undefined) return [`enabledTools names "${name}", which the server keeps from the model (MCP Apps _meta.ui.visibility): it stays hidden`];
+    if (filter.mode === 'enabled' && appHiding(tool) !== undefined)
+      return [`enabledTools names "${name}", which the server keeps from the model (MCP Apps _meta.ui.visibility): it stays hidden`];
     return [];
   });
 }

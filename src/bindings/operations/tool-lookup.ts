@@ -25,12 +25,7 @@ export function knownTool(connection: ServerConnection, entry: FilteredEntry, na
 }
 
 /** The tool named `name`, or MCP_UNKNOWN_TOOL (hidden ones too) listing the closest visible names first. */
-export async function findTool(
-  connection: ServerConnection,
-  entry: FilteredEntry,
-  name: string,
-  signal: AbortSignal | undefined,
-): Promise<Tool> {
+export async function findTool(connection: ServerConnection, entry: FilteredEntry, name: string, signal: AbortSignal | undefined): Promise<Tool> {
   const { name: server, toolFilter } = entry;
   const cachedBefore = connection.catalog.ageMs('tools') !== undefined;
   let tools = await connection.listTools(signal, entry.name);
@@ -43,11 +38,20 @@ export async function findTool(
   const visible = applyToolFilter(tools, toolFilter);
   const hidden = found && hiddenReason(found, toolFilter);
   if (hidden) {
-    throw new BerryError('MCP_UNKNOWN_TOOL', `Server "${server}" has no tool "${name}" available: ${hidden}. Its tools: ${nameList(name, visible.map((t) => t.name))}.`);
+    throw new BerryError(
+      'MCP_UNKNOWN_TOOL',
+      `Server "${server}" has no tool "${name}" available: ${hidden}. Its tools: ${nameList(
+        name,
+        visible.map((t) => t.name),
+      )}.`,
+    );
   }
   if (found) return found;
   throw new BerryError(
     'MCP_UNKNOWN_TOOL',
-    `Server "${server}" has no tool "${name}". Its tools, closest first: ${nameList(name, visible.map((t) => t.name))}.`,
+    `Server "${server}" has no tool "${name}". Its tools, closest first: ${nameList(
+      name,
+      visible.map((t) => t.name),
+    )}.`,
   );
 }

@@ -19,24 +19,31 @@ export function typings(context: OperationContext, request: TypingsRequest, opti
     const prepared = await context.prepare(signal);
     if (server !== undefined) context.resolve(prepared, server);
     const inputs = await Promise.all(
-      prepared.loaded.servers.filter((slot) => server === undefined || slot.name === server).map(async (slot): Promise<TypingsServerInput> => {
-        const catalog = await catalogOf(context, prepared, slot, signal);
-        if (catalog.status === 'connected') {
-          // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
-          const prompts =
-            slot.status === 'ok'
-              ? await context.use(prepared, slot.config, (c) => c.catalog.list('prompts', signal, slot.name), signal).then(
-                  (listing) => listing.items,
-                  () => [],
-                )
-              : [];
-          const observed = slot.status === 'ok' ? await context.observed.for(request.client).view(slot.config.fingerprint, slot.name, catalog.tools, gateOf(prepared.loaded.servers), signal) : undefined;
-          return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts, observed };
-        }
-        if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
-        if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
-        return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
-      }),
+      prepared.loaded.servers
+        .filter((slot) => server === undefined || slot.name === server)
+        .map(async (slot): Promise<TypingsServerInput> => {
+          const catalog = await catalogOf(context, prepared, slot, signal);
+          if (catalog.status === 'connected') {
+            // Prompts type mcp_prompt; a server whose prompt list fails is still typed for its tools.
+            const prompts =
+              slot.status === 'ok'
+                ? await context
+                    .use(prepared, slot.config, (c) => c.catalog.list('prompts', signal, slot.name), signal)
+                    .then(
+                      (listing) => listing.items,
+                      () => [],
+                    )
+                : [];
+            const observed =
+              slot.status === 'ok'
+                ? await context.observed.for(request.client).view(slot.config.fingerprint, slot.name, catalog.tools, gateOf(prepared.loaded.servers), signal)
+                : undefined;
+            return { server: slot.name, tools: applyToolFilter(catalog.tools, catalog.filter), prompts, observed };
+          }
+          if (catalog.status === 'disabled') return { server: slot.name, error: 'disabled ("enabled": false)' };
+          if (catalog.status === 'auth_required') return { server: slot.name, error: catalog.error.message };
+          return { server: slot.name, error: `${catalog.error.code}: ${catalog.error.message}` };
+        }),
     );
     return generateTypings(inputs);
   });

@@ -182,7 +182,10 @@ export class ConnectionPool {
     // Not connected yet: the connect either fails (and cleans up itself) or ends here.
     const closing = entry.connection
       ? entry.connection.close(reason)
-      : entry.promise.then((connection) => connection.close(reason), () => {});
+      : entry.promise.then(
+          (connection) => connection.close(reason),
+          () => {},
+        );
     this.#closing.add(closing);
     void closing.finally(() => this.#closing.delete(closing));
   }

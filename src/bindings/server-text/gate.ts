@@ -120,7 +120,10 @@ export function followingGate(latest: () => ServerTextGate, own?: Mask): ServerT
     // Made again only when the config changed: progress and log lines may come by the thousand.
     if (gate !== followed || masks === undefined) {
       followed = gate;
-      masks = own === undefined ? { whole: (t) => gate.whole(t), piece: (t) => gate.piece(t) } : { whole: (t) => own(gate.whole(t)), piece: (t) => own(gate.piece(t)) };
+      masks =
+        own === undefined
+          ? { whole: (t) => gate.whole(t), piece: (t) => gate.piece(t) }
+          : { whole: (t) => own(gate.whole(t)), piece: (t) => own(gate.piece(t)) };
     }
     return masks;
   };

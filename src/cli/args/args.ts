@@ -4,10 +4,7 @@ import type { NumberRule } from './number-flags.js';
 import { didYouMean } from './suggest.js';
 import { UsageError, type CliArgs, type OptionValue } from '../usage.js';
 
-export type ParsedArgs =
-  | CliArgs
-  | { readonly help: true; readonly command: CommandName | undefined }
-  | { readonly version: true };
+export type ParsedArgs = CliArgs | { readonly help: true; readonly command: CommandName | undefined } | { readonly version: true };
 
 const SHORT = new Map<string, OptionName>(
   Object.entries(OPTIONS as Record<string, OptionSpec>).flatMap(([name, spec]) =>
@@ -46,7 +43,12 @@ function tokenize(argv: readonly string[]): { values: Partial<Record<OptionName,
     } else {
       const long = SHORT.get(token.slice(1, 2));
       if (long === undefined || token.length > 2) {
-        throw new UsageError(`unknown option "${token}".${didYouMean(token, [...SHORT.keys()].map((s) => `-${s}`))}`);
+        throw new UsageError(
+          `unknown option "${token}".${didYouMean(
+            token,
+            [...SHORT.keys()].map((s) => `-${s}`),
+          )}`,
+        );
       }
       name = long;
     }
@@ -123,7 +125,14 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   }
   const [min, max] = spec.arity;
   if ((rest.length < min || rest.length > max) && spec.arityError) throw new UsageError(spec.arityError(rest), command);
-  if (rest.length < min) throw new UsageError(`${command} needs ${spec.usage.split(' ').slice(1, 1 + min).join(' ')}`, command);
+  if (rest.length < min)
+    throw new UsageError(
+      `${command} needs ${spec.usage
+        .split(' ')
+        .slice(1, 1 + min)
+        .join(' ')}`,
+      command,
+    );
   if (rest.length > max) throw new UsageError(`${command} takes at most ${max} argument(s), got ${rest.length}: ${rest.join(' ')}`, command);
   const read = numbers(command, spec, values);
   return {

@@ -42,10 +42,7 @@ export function parseKeyValueArguments(words: readonly string[], inputSchema: Sc
     const names = Object.keys(properties);
     // An unknown key is refused when the schema is closed, or when it looks like a typo of a known one.
     if (!known && (closed || didYouMean(key, names) !== '')) {
-      throw new UsageError(
-        `${tool} has no argument "${key}".${didYouMean(key, names)} Its arguments: ${names.join(', ') || '(none)'}`,
-        'call',
-      );
+      throw new UsageError(`${tool} has no argument "${key}".${didYouMean(key, names)} Its arguments: ${names.join(', ') || '(none)'}`, 'call');
     }
     out[key] = typed(key, text, known ? (properties[key] as Schema) : undefined);
   }
@@ -67,7 +64,8 @@ function typed(key: string, text: string, schema: Schema | undefined): unknown {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      if (!types.has('string')) throw new UsageError(`${key} needs JSON (${[...types].join(' or ')}), e.g. ${key}='${types.has('array') ? '["a","b"]' : '{"a":1}'}'`, 'call');
+      if (!types.has('string'))
+        throw new UsageError(`${key} needs JSON (${[...types].join(' or ')}), e.g. ${key}='${types.has('array') ? '["a","b"]' : '{"a":1}'}'`, 'call');
     }
   }
   if (types.has('string')) return text;
@@ -78,7 +76,7 @@ function typed(key: string, text: string, schema: Schema | undefined): unknown {
 /** A string-typed property keeps the text unless the schema also allows the typed reading. */
 function looksTyped(text: string, types: ReadonlySet<string>): boolean {
   const t = jsonType(guess(text));
-  return types.size > 1 && t !== "string" && (types.has(t) || (t === "number" && types.has("integer")));
+  return types.size > 1 && t !== 'string' && (types.has(t) || (t === 'number' && types.has('integer')));
 }
 
 function jsonType(value: unknown): string {

@@ -35,12 +35,16 @@ export const OPTIONS = {
   // serve
   http: { type: 'string', arg: '[HOST:]PORT', help: 'serve Streamable HTTP at /mcp instead of stdio (host default 127.0.0.1)' },
   'allow-origin': { type: 'string', arg: 'ORIGIN', multiple: true, help: 'allow browser requests from this Origin too (repeatable; loopback is allowed)' },
-  'token-file': { type: 'string', arg: 'FILE', help: 'bearer tokens, one "NAME TOKEN" a line, instead of BERRY_SERVE_TOKEN: each is a holder with caps of its own' },
+  'token-file': {
+    type: 'string',
+    arg: 'FILE',
+    help: 'bearer tokens, one "NAME TOKEN" a line, instead of BERRY_SERVE_TOKEN: each is a holder with caps of its own',
+  },
   'max-concurrency': { type: 'string', arg: 'N', help: 'runs executing at once; the rest queue, each client in turn (default 4 per worker, 4 with none)' },
   'max-client-concurrency': {
     type: 'string',
     arg: 'N',
-    help: 'runs one HTTP client (a session; a token\'s 2026 requests) executes at once (default 3/4 of --max-concurrency, at least 1)',
+    help: "runs one HTTP client (a session; a token's 2026 requests) executes at once (default 3/4 of --max-concurrency, at least 1)",
   },
   'max-holder-concurrency': {
     type: 'string',
@@ -48,14 +52,18 @@ export const OPTIONS = {
     help: "runs one token's clients execute at once together (default --max-concurrency with one token, else 3/4 of it)",
   },
   'max-queued-runs': { type: 'string', arg: 'N', help: 'runs one client may have waiting; more are refused SERVE_QUEUE_FULL (default 8)' },
-  'max-sessions': { type: 'string', arg: 'N', help: 'HTTP sessions at once; past it a new one takes an idle one\'s place, else 503 (default 16)' },
+  'max-sessions': { type: 'string', arg: 'N', help: "HTTP sessions at once; past it a new one takes an idle one's place, else 503 (default 16)" },
   'max-holder-sessions': {
     type: 'string',
     arg: 'N',
     help: "HTTP sessions of one token; past it a new one takes its own idle one's place, else 429 (default --max-sessions with one token, else 3/4 of it)",
   },
   'max-holder-streams': { type: 'string', arg: 'N', help: 'subscriptions/listen streams one token keeps open; more are refused 429 (default 16)' },
-  workers: { type: 'string', arg: 'N', help: 'worker processes that run the scripts, outside serve\'s own process (retired and replaced when a script leaves memory behind); 0 runs them in it (default: 1 on 1 core, else cores - 1, at least 2 and at most 4)' },
+  workers: {
+    type: 'string',
+    arg: 'N',
+    help: "worker processes that run the scripts, outside serve's own process (retired and replaced when a script leaves memory behind); 0 runs them in it (default: 1 on 1 core, else cores - 1, at least 2 and at most 4)",
+  },
   'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 32768, about 8,000 tokens)' },
   signatures: { type: 'boolean', help: "put every tool's TypeScript signature in run's description (past the 2,048 characters some clients keep)" },
   // auth

@@ -42,13 +42,18 @@ export const addCommand: CommandHandler = async (ctx) => {
         if (args.json) io.stdout.write(json({ added: false, configPath: path, check: checked ?? null }));
         // A server that needs sign-in can only be signed in to once it is saved.
         const remedy = checked?.status === 'auth_required' ? `save it with --no-check, then run berry-mcp auth ${name}` : '--no-check saves it unchecked';
-        io.stderr.write(`${renderList(result)}\n${terminalSafe(`berry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (${remedy}).`)}\n`);
+        io.stderr.write(
+          `${renderList(result)}\n${terminalSafe(`berry-mcp: "${name}" was not added: it did not pass the check, so ${path} is unchanged (${remedy}).`)}\n`,
+        );
         return 2;
       }
     }
     const written = await replaceConfigText(machine, path, text, next, signal);
     if (args.json) io.stdout.write(json({ added: true, configPath: path, check: checked ?? null }));
-    else io.stdout.write(`${terminalSafe(`Added "${name}" (${built.kind}) to ${path}${linkNote(path, written)}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.`)}\n`);
+    else
+      io.stdout.write(
+        `${terminalSafe(`Added "${name}" (${built.kind}) to ${path}${linkNote(path, written)}${checked?.status === 'connected' ? `: connected, ${checked.tools.length} tools` : ', not checked'}.`)}\n`,
+      );
     return 0;
   } finally {
     // main closes the host, and with it the machine (check closes it if no host came to be).

@@ -53,7 +53,8 @@ export const authCommand: CommandHandler = async ({ args, io, signal }) => {
     } else {
       const who = result.subject ? ` as ${result.subject}` : '';
       const scopes = result.scopes.length > 0 ? result.scopes.join(' ') : '(none stated)';
-      const expires = result.expiresAt === undefined ? '' : `\nThe access token expires at ${new Date(result.expiresAt).toISOString()}; it is refreshed automatically.`;
+      const expires =
+        result.expiresAt === undefined ? '' : `\nThe access token expires at ${new Date(result.expiresAt).toISOString()}; it is refreshed automatically.`;
       io.stdout.write(`Signed in to "${server}"${who}. Scopes: ${scopes}.${expires}\n`);
     }
     return 0;

@@ -152,7 +152,8 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       }
       say(`listening on ${serving.url}`);
       if (!isLoopbackHost(serve.http.host)) say(`${serve.http.host} is reachable from other machines: anyone with the token can run code here`);
-      if ('tokens' in tokens) say(`${tokens.tokens.length} token${tokens.tokens.length === 1 ? '' : 's'} from --token-file, each a holder: ${holderNames(tokens.tokens)}`);
+      if ('tokens' in tokens)
+        say(`${tokens.tokens.length} token${tokens.tokens.length === 1 ? '' : 's'} from --token-file, each a holder: ${holderNames(tokens.tokens)}`);
       else if (!givenToken) say(`token (send Authorization: Bearer <token>; set BERRY_SERVE_TOKEN to choose it): ${tokens.token}`);
       await stopped;
       await serving.close();
@@ -179,6 +180,9 @@ function isLoopbackHost(host: string): boolean {
 }
 
 function holderNames(tokens: readonly ServeToken[]): string {
-  const names = tokens.slice(0, 8).map((t) => t.name).join(', ');
+  const names = tokens
+    .slice(0, 8)
+    .map((t) => t.name)
+    .join(', ');
   return tokens.length > 8 ? `${names}, … (${tokens.length - 8} more)` : names;
 }

@@ -8,9 +8,7 @@ import { terminalSafe } from './terminal-safe.js';
 export function table(rows: readonly (readonly string[])[], indent = ''): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows
-    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '))
-    .join('\n');
+  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
 }
 
 export function renderList(result: ListResult): string {
@@ -23,8 +21,13 @@ function listText(result: ListResult): string {
   for (const server of result.servers) {
     if (server.status === 'connected') {
       const cached = server.cached ? [`saved catalog, ${age(server.cached.ageMs)} old`] : [];
-      const head = table([[server.name, 'connected', server.transport, `${server.tools.length} tools`, ...cached, ...(server.protocol ? [`MCP ${server.protocol}`] : [])]]);
-      const tools = table(server.tools.map((t) => [t.name, t.description]), '  ');
+      const head = table([
+        [server.name, 'connected', server.transport, `${server.tools.length} tools`, ...cached, ...(server.protocol ? [`MCP ${server.protocol}`] : [])],
+      ]);
+      const tools = table(
+        server.tools.map((t) => [t.name, t.description]),
+        '  ',
+      );
       const warnings = (server.warnings ?? []).map((w) => `  warning: ${w}`).join('\n');
       blocks.push([head, server.tools.length > 0 ? tools : '', warnings].filter((part) => part !== '').join('\n'));
     } else if (server.status === 'disabled') {
@@ -80,8 +83,7 @@ function describeText(result: DescribeResult): string {
   }
   const info = result.serverInfo;
   const lines = [
-    `${result.server}: ${info ? `${info.name} ${info.version}` : 'unknown server'}` +
-      (result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''),
+    `${result.server}: ${info ? `${info.name} ${info.version}` : 'unknown server'}` + (result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''),
   ];
   if (result.instructions) lines.push('', 'Instructions:', indentLines(result.instructions, '  '));
   const sections: [string, Readonly<Record<string, string>>][] = [

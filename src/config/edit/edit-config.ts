@@ -51,8 +51,7 @@ export function withServer(text: string | undefined, file: string, name: string,
   if (!validation.ok) throw serverConfigError(file, name, validation.problems);
   const unit = indentUnit(body);
   const servers = serversSpan(body);
-  const member = (indent: string, oneLine: boolean): string =>
-    `${JSON.stringify(name)}: ${oneLine ? inline(entry) : block(entry, unit, indent, newline)}`;
+  const member = (indent: string, oneLine: boolean): string => `${JSON.stringify(name)}: ${oneLine ? inline(entry) : block(entry, unit, indent, newline)}`;
   if (servers === undefined) {
     // No `mcpServers` yet: it becomes the root's last member.
     const root = scanJson(body).span!;
@@ -100,7 +99,12 @@ function insertMember(body: string, object: ObjectSpan, member: string, indent: 
     return `${body.slice(0, object.open + 1)}${newline}${indent}${member}${newline}${closing}${body.slice(object.close)}`;
   }
   const before = members[members.length - 2];
-  const separator = before !== undefined ? body.slice(before.valueEnd, last.keyOffset) : body.slice(object.open + 1, last.keyOffset).includes('\n') ? `,${newline}${indent}` : ', ';
+  const separator =
+    before !== undefined
+      ? body.slice(before.valueEnd, last.keyOffset)
+      : body.slice(object.open + 1, last.keyOffset).includes('\n')
+        ? `,${newline}${indent}`
+        : ', ';
   return body.slice(0, last.valueEnd) + separator + member + body.slice(last.valueEnd);
 }
 
@@ -125,7 +129,9 @@ function indentUnit(body: string): string {
 
 /** JSON over several lines, each continuation line starting with `indent`. */
 function block(value: unknown, unit: string, indent: string, newline: string): string {
-  return JSON.stringify(value, null, unit).split('\n').join(newline + indent);
+  return JSON.stringify(value, null, unit)
+    .split('\n')
+    .join(newline + indent);
 }
 
 /** JSON on one line, spaced as people write it: `{ "command": "node", "args": ["x"] }`. */

@@ -56,11 +56,9 @@ interface Frame {
 }
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
-const isHex = (c: number): boolean =>
-  isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+const isHex = (c: number): boolean => isDigit(c) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 // The characters allowed after a backslash, besides `u`: " \ / b f n r t
-const isSimpleEscape = (c: number): boolean =>
-  c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74;
+const isSimpleEscape = (c: number): boolean => c === 0x22 || c === 0x5c || c === 0x2f || c === 0x62 || c === 0x66 || c === 0x6e || c === 0x72 || c === 0x74;
 
 /** Scans `text` as strict JSON (RFC 8259). `orderPath` names the object whose key order to keep. */
 export function scanJson(text: string, orderPath: readonly string[] = []): JsonScanResult {
@@ -181,9 +179,7 @@ export function scanJson(text: string, orderPath: readonly string[] = []): JsonS
       const isObject = c === 0x7b;
       const parent = stack[stack.length - 1];
       const depth = stack.length;
-      const onOrderPath =
-        parent === undefined ||
-        (parent.onOrderPath && parent.isObject && depth <= orderPath.length && parent.key === orderPath[depth - 1]);
+      const onOrderPath = parent === undefined || (parent.onOrderPath && parent.isObject && depth <= orderPath.length && parent.key === orderPath[depth - 1]);
       const recordOrder = isObject && onOrderPath && depth === orderPath.length;
       const frame: Frame = { isObject, onOrderPath, recordOrder, keys: undefined, key: '', index: 0, open: i };
       if (recordOrder) orderedKeys ??= [];

@@ -72,10 +72,7 @@ export function parseJson(text: string, file: string, orderPath: readonly string
     if (!(error instanceof SyntaxError)) throw error;
     const { detail, offset } = describeSyntaxError(error, body);
     const { line, column } = lineColumn(body, offset);
-    throw new ConfigError(
-      `Invalid JSON in ${file} at line ${line}, column ${column}: ${detail}. Fix the syntax and retry.`,
-      { file, line, column },
-    );
+    throw new ConfigError(`Invalid JSON in ${file} at line ${line}, column ${column}: ${detail}. Fix the syntax and retry.`, { file, line, column });
   }
   const scan = scanJson(body, orderPath);
   const duplicates = scan.duplicates.map((duplicate): LocatedDuplicate => {

@@ -102,7 +102,10 @@ export function createRedactor(secrets: Iterable<string>, options: RedactorOptio
     return { hint: hints && new RegExp(hints.map(escapeRegExp).join('|'), 'i'), full: new RegExp(secretPattern(secret), 'gi') };
   });
   const quick = new RegExp(
-    [...fewestHints(unique.flatMap((secret) => secretHints(secret) ?? [])).map(escapeRegExp), ...unique.filter((secret) => !secretHints(secret)).map(secretPattern)].join('|'),
+    [
+      ...fewestHints(unique.flatMap((secret) => secretHints(secret) ?? [])).map(escapeRegExp),
+      ...unique.filter((secret) => !secretHints(secret)).map(secretPattern),
+    ].join('|'),
     'i',
   );
   const lowered = options.fragments === false ? [] : unique.map((secret) => secret.toLowerCase()).filter((secret) => secret.length > MIN_FRAGMENT);

@@ -14,11 +14,7 @@ export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 
 // RFC 6749 scope-token: printable ASCII except space, '"' and '\'.
 const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
-export function validateOAuthBlock(
-  value: unknown,
-  path: string,
-  report: (jsonPath: string, text: string) => void,
-): ValidOAuthBlock | undefined {
+export function validateOAuthBlock(value: unknown, path: string, report: (jsonPath: string, text: string) => void): ValidOAuthBlock | undefined {
   if (!isJsonObject(value)) {
     report(path, `must be an object like {"clientId": "..."} (every key optional), got ${jsonTypeName(value)}`);
     return undefined;
@@ -39,7 +35,8 @@ export function validateOAuthBlock(
         break;
       case 'grant':
         if (item === 'authorization_code' || item === 'client_credentials') out.grant = item;
-        else report(itemPath, `must be "authorization_code" or "client_credentials", got ${typeof item === 'string' ? JSON.stringify(item) : jsonTypeName(item)}`);
+        else
+          report(itemPath, `must be "authorization_code" or "client_credentials", got ${typeof item === 'string' ? JSON.stringify(item) : jsonTypeName(item)}`);
         break;
       case 'redirectPort':
         if (typeof item === 'number' && Number.isInteger(item) && item >= 1 && item <= 65_535) out.redirectPort = item;
@@ -52,7 +49,10 @@ export function validateOAuthBlock(
         }
         item.forEach((scope: unknown, index) => {
           if (typeof scope !== 'string' || !SCOPE_TOKEN.test(scope)) {
-            report(indexPath(itemPath, index), `must be a scope name (no spaces or quotes), got ${typeof scope === 'string' ? JSON.stringify(scope) : jsonTypeName(scope)}`);
+            report(
+              indexPath(itemPath, index),
+              `must be a scope name (no spaces or quotes), got ${typeof scope === 'string' ? JSON.stringify(scope) : jsonTypeName(scope)}`,
+            );
           }
         });
         out.scopes = item as string[];

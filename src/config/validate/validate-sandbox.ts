@@ -17,11 +17,7 @@ export interface ValidSandboxBlock {
 const ALLOWED_KEYS = ['mode', 'network', 'workspace', 'roBinds', 'rwBinds', 'envPass'];
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-export function validateSandboxBlock(
-  value: unknown,
-  path: string,
-  report: (jsonPath: string, text: string) => void,
-): ValidSandboxBlock | undefined {
+export function validateSandboxBlock(value: unknown, path: string, report: (jsonPath: string, text: string) => void): ValidSandboxBlock | undefined {
   if (!isJsonObject(value)) {
     report(path, `must be an object like {"mode": "on"} (every key optional), got ${jsonTypeName(value)}`);
     return undefined;

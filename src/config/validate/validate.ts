@@ -39,14 +39,13 @@ export interface ValidHttpEntry extends ValidCommon {
 
 export type ValidEntry = ValidStdioEntry | ValidHttpEntry;
 
-export type EntryValidation =
-  | { readonly ok: true; readonly entry: ValidEntry }
-  | { readonly ok: false; readonly problems: readonly Problem[] };
+export type EntryValidation = { readonly ok: true; readonly entry: ValidEntry } | { readonly ok: false; readonly problems: readonly Problem[] };
 
 export const DEFAULT_TIMEOUT_S = 60;
 export const MAX_TIMEOUT_S = 86_400;
 const TOP_LEVEL_KEYS = ['mcpServers'];
-const ALLOWED_KEYS = 'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
+const ALLOWED_KEYS =
+  'command, args, env, cwd, sandbox (stdio); url, headers, oauth (HTTP); type, enabled, timeout, protocol, enabledTools, disabledTools (both)';
 // RFC 9110 token
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // "__proto__" survives JSON.parse, but copied onto an env or headers object it sets the prototype.
@@ -75,10 +74,10 @@ export function validateTopLevel(value: unknown, file: string): Record<string, u
   if (!Object.hasOwn(value, 'mcpServers')) return undefined;
   const servers = value['mcpServers'];
   if (!isJsonObject(servers)) {
-    throw new ConfigError(
-      `$.mcpServers in ${file} must be an object mapping server names to entries, got ${jsonTypeName(servers)}. Fix the file and retry.`,
-      { file, jsonPath: '$.mcpServers' },
-    );
+    throw new ConfigError(`$.mcpServers in ${file} must be an object mapping server names to entries, got ${jsonTypeName(servers)}. Fix the file and retry.`, {
+      file,
+      jsonPath: '$.mcpServers',
+    });
   }
   return servers;
 }
@@ -151,9 +150,7 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
         break;
       case 'env':
         env = stringRecord(value, path, report, (name) =>
-          name === '' || name.includes('=') || name.includes('\0')
-            ? 'is not a valid environment variable name (empty, or contains "=" or NUL)'
-            : undefined,
+          name === '' || name.includes('=') || name.includes('\0') ? 'is not a valid environment variable name (empty, or contains "=" or NUL)' : undefined,
         );
         break;
       case 'headers':
@@ -206,14 +203,19 @@ export function validateEntry(name: string, raw: unknown, extra: readonly Proble
   }
 
   if (oauth !== undefined && headers.some(([header]) => header.toLowerCase() === 'authorization')) {
-    report(memberPath(base, 'headers'), 'has an "Authorization" header and the entry has "oauth"; berry-mcp sends the OAuth token itself, so remove one of them');
+    report(
+      memberPath(base, 'headers'),
+      'has an "Authorization" header and the entry has "oauth"; berry-mcp sends the OAuth token itself, so remove one of them',
+    );
   }
   problems.push(...extra);
   if (problems.length > 0 || kind === undefined) return { ok: false, problems };
   const timeoutMs = Math.max(1, Math.round(timeoutS * 1000));
   const common = { name, enabled, timeoutMs, protocol, jsonPath: base, ...(toolFilter ? { toolFilter } : {}) };
   const entry: ValidEntry =
-    kind === 'stdio' ? { kind, ...common, command, args, env, cwd, sandbox: sandbox?.mode === 'off' ? undefined : sandbox } : { kind, ...common, url, headers, oauth };
+    kind === 'stdio'
+      ? { kind, ...common, command, args, env, cwd, sandbox: sandbox?.mode === 'off' ? undefined : sandbox }
+      : { kind, ...common, url, headers, oauth };
   return { ok: true, entry };
 }
 
@@ -237,11 +239,7 @@ function typeProblem(value: unknown, kind: 'stdio' | 'http' | undefined): string
 }
 
 /** A tool filter's names: an array of distinct non-empty strings (an empty one hides everything). */
-function toolNames(
-  value: unknown,
-  path: string,
-  report: (jsonPath: string, text: string) => void,
-): readonly string[] | undefined {
+function toolNames(value: unknown, path: string, report: (jsonPath: string, text: string) => void): readonly string[] | undefined {
   if (!Array.isArray(value)) {
     report(path, `must be an array of tool names, got ${jsonTypeName(value)}`);
     return undefined;
@@ -284,11 +282,7 @@ function stringRecord(
 }
 
 // Header names are case-insensitive: two spellings of one name would silently race.
-function reportCaseDuplicates(
-  headers: readonly (readonly [string, string])[],
-  path: string,
-  report: (jsonPath: string, text: string) => void,
-): void {
+function reportCaseDuplicates(headers: readonly (readonly [string, string])[], path: string, report: (jsonPath: string, text: string) => void): void {
   const seen = new Map<string, string>();
   for (const [name] of headers) {
     const lower = name.toLowerCase();

@@ -96,9 +96,7 @@ export class LocalMachine implements Machine {
     }
     const exited = new Promise<ProcessExit>((resolve) => {
       child.once('error', (error) => resolve({ code: undefined, signal: undefined, error }));
-      child.once('exit', (code, signal) =>
-        resolve({ code: code ?? undefined, signal: signal ?? undefined, error: undefined }),
-      );
+      child.once('exit', (code, signal) => resolve({ code: code ?? undefined, signal: signal ?? undefined, error: undefined }));
     });
     const pid = child.pid;
     return {

@@ -67,11 +67,5 @@ export class UnchangedFiles {
 }
 
 function same(stats: Stats, seen: Seen): boolean {
-  return (
-    stats.ctimeMs === seen.ctimeMs &&
-    stats.mtimeMs === seen.mtimeMs &&
-    stats.size === seen.size &&
-    stats.ino === seen.ino &&
-    stats.dev === seen.dev
-  );
+  return stats.ctimeMs === seen.ctimeMs && stats.mtimeMs === seen.mtimeMs && stats.size === seen.size && stats.ino === seen.ino && stats.dev === seen.dev;
 }

@@ -52,7 +52,10 @@ export function runDescription(servers: readonly ServerEntry[], limits: Descript
 }
 
 function fixedText(limits: DescriptionLimits): string {
-  const timeout = limits.defaultTimeoutSeconds === limits.maxTimeoutSeconds ? `${limits.maxTimeoutSeconds} s` : `${limits.defaultTimeoutSeconds} s (at most ${limits.maxTimeoutSeconds})`;
+  const timeout =
+    limits.defaultTimeoutSeconds === limits.maxTimeoutSeconds
+      ? `${limits.maxTimeoutSeconds} s`
+      : `${limits.defaultTimeoutSeconds} s (at most ${limits.maxTimeoutSeconds})`;
   return `Runs \`code\` (an async function body) in a sandbox where the servers below are async functions; \`return\` a small JSON value.
 - tools.mcp_list({ server? }) → { servers: [{ name, status, tools: [{ name, description }] }] }
 - tools.mcp_describe({ server, tool? }) → argument types as TypeScript: check them before a first call

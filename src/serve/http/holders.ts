@@ -39,7 +39,8 @@ export function parseServeTokens(text: string, source: string): ServeToken[] {
     if (line === '' || line.startsWith('#')) continue;
     const where = `${source} line ${index + 1}`;
     const fields = line.split(/\s+/);
-    if (fields.length !== 2) throw new Error(`${where}: expected NAME TOKEN (two fields separated by blanks), got ${fields.length} field${fields.length === 1 ? '' : 's'}`);
+    if (fields.length !== 2)
+      throw new Error(`${where}: expected NAME TOKEN (two fields separated by blanks), got ${fields.length} field${fields.length === 1 ? '' : 's'}`);
     const [name, token] = fields as [string, string];
     if (!NAME.test(name)) throw new Error(`${where}: a name is 1 to 64 letters, digits, ".", "_" or "-"`);
     if (!TOKEN.test(token)) throw new Error(`${where}: a token is 16 to 512 visible ASCII characters (e.g. openssl rand -base64 32)`);

@@ -36,9 +36,23 @@ export function normalizeHttpLimits(given: Partial<HttpLimits>, context: { reado
   const maxSessions = count(given.maxSessions, DEFAULT_MAX_SESSIONS, 'maxSessions', '--max-sessions', Number.MAX_SAFE_INTEGER);
   return {
     maxSessions,
-    maxHolderSessions: count(given.maxHolderSessions, holders === 1 ? maxSessions : share(maxSessions), 'maxHolderSessions', '--max-holder-sessions', maxSessions, 'maxSessions'),
+    maxHolderSessions: count(
+      given.maxHolderSessions,
+      holders === 1 ? maxSessions : share(maxSessions),
+      'maxHolderSessions',
+      '--max-holder-sessions',
+      maxSessions,
+      'maxSessions',
+    ),
     maxClientConcurrency: count(given.maxClientConcurrency, share(limit), 'maxClientConcurrency', '--max-client-concurrency', limit, 'maxConcurrency'),
-    maxHolderConcurrency: count(given.maxHolderConcurrency, holders === 1 ? limit : share(limit), 'maxHolderConcurrency', '--max-holder-concurrency', limit, 'maxConcurrency'),
+    maxHolderConcurrency: count(
+      given.maxHolderConcurrency,
+      holders === 1 ? limit : share(limit),
+      'maxHolderConcurrency',
+      '--max-holder-concurrency',
+      limit,
+      'maxConcurrency',
+    ),
     maxHolderStreams: count(given.maxHolderStreams, DEFAULT_MAX_HOLDER_STREAMS, 'maxHolderStreams', '--max-holder-streams', MOST_HOLDER_STREAMS),
   };
 }

@@ -109,7 +109,11 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
     const holder = holders.authenticate(req.headers.authorization);
     if (holder === undefined) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return reply(res, 401, 'Unauthorized: send Authorization: Bearer <token> (BERRY_SERVE_TOKEN, a token of --token-file, or the token serve printed at start).');
+      return reply(
+        res,
+        401,
+        'Unauthorized: send Authorization: Bearer <token> (BERRY_SERVE_TOKEN, a token of --token-file, or the token serve printed at start).',
+      );
     }
     let body: unknown;
     if (req.method === 'POST') {
@@ -183,7 +187,9 @@ function reply(res: ServerResponse, status: number, message: string, id: string 
 
 /** The subscriptions/listen requests in a body (a stream each). */
 function listens(body: unknown): number {
-  return (Array.isArray(body) ? body : [body]).filter((m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'subscriptions/listen').length;
+  return (Array.isArray(body) ? body : [body]).filter(
+    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'subscriptions/listen',
+  ).length;
 }
 
 function requestId(body: unknown): string | number | null {
@@ -211,4 +217,3 @@ export function isLoopbackOrigin(origin: string): boolean {
   const host = url.hostname;
   return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
-

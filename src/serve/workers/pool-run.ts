@@ -4,7 +4,15 @@
  * record, or with SERVE_WORKER_FAILED when the worker goes without one.
  */
 import { BerryError } from '../../common/errors.js';
-import { beyondLimit, DEFAULT_MEMORY_LIMIT_MB, shapeHostError, type ErrorShape, type HostProgress, type RunRecord, type RunScriptOptions } from '../../runtime/index.js';
+import {
+  beyondLimit,
+  DEFAULT_MEMORY_LIMIT_MB,
+  shapeHostError,
+  type ErrorShape,
+  type HostProgress,
+  type RunRecord,
+  type RunScriptOptions,
+} from '../../runtime/index.js';
 import { rebuild, type FromWorker, type ToWorker } from './worker-protocol.js';
 
 export class PoolRun {

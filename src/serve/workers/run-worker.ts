@@ -8,7 +8,18 @@
  * parked or its memory stayed high. It ends itself when serve goes (the channel closes).
  */
 import { writeFileSync } from 'node:fs';
-import { DEFAULT_MEMORY_LIMIT_MB, IsolatePool, parkedIsolates, runScript, shapeHostError, type ErrorShape, type HostCallContext, type HostFunction, type HostProgress, type RunScriptOptions } from '../../runtime/index.js';
+import {
+  DEFAULT_MEMORY_LIMIT_MB,
+  IsolatePool,
+  parkedIsolates,
+  runScript,
+  shapeHostError,
+  type ErrorShape,
+  type HostCallContext,
+  type HostFunction,
+  type HostProgress,
+  type RunScriptOptions,
+} from '../../runtime/index.js';
 import type { FromWorker, RunEvent, ToWorker } from './worker-protocol.js';
 
 interface PendingCall {
@@ -75,7 +86,13 @@ reportHealth();
 
 async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   const { id, hooks } = message;
-  const run: WorkerRun = { abort: new AbortController(), calls: new Map(), memoryLimitMb: message.limits.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB, nextCall: 0, events: [] };
+  const run: WorkerRun = {
+    abort: new AbortController(),
+    calls: new Map(),
+    memoryLimitMb: message.limits.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB,
+    nextCall: 0,
+    events: [],
+  };
   const flush = (): void => {
     if (run.events.length === 0) return;
     send({ type: 'events', id, events: run.events });

@@ -91,12 +91,20 @@ export class WorkerPool {
     if (this.#closed) return Promise.reject(new BerryError('SCRIPT_SETUP_FAILED', 'serve is shutting down: its run workers are closed.'));
     const worker = this.#pick();
     const id = ++this.#nextId;
-    const run = new PoolRun(id, options, worker, (message) => this.#post(worker, message), (record) => this.#forget(id, record));
+    const run = new PoolRun(
+      id,
+      options,
+      worker,
+      (message) => this.#post(worker, message),
+      (record) => this.#forget(id, record),
+    );
     this.#runs.set(id, run);
     // A worker keeps the process alive only while it has runs.
     if (worker.runs.size === 0) setRef(worker.child, true);
     worker.runs.add(id);
-    run.watch(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.#graceMs, () => this.#kill(worker, `did not end a run within its time limit + ${this.#graceMs / 1000} s`));
+    run.watch(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, this.#graceMs, () =>
+      this.#kill(worker, `did not end a run within its time limit + ${this.#graceMs / 1000} s`),
+    );
     this.#post(worker, {
       type: 'run',
       id,
@@ -162,7 +170,9 @@ export class WorkerPool {
     this.#retiring.delete(worker);
     if (this.#workers.includes(worker) && !this.#closed) {
       const words = worker.lastWords();
-      this.#warn(`run worker ${worker.pid} ${why}${words === '' ? '' : ` (its stderr: ${words})`}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place at the next run`);
+      this.#warn(
+        `run worker ${worker.pid} ${why}${words === '' ? '' : ` (its stderr: ${words})`}; ${failed} run${failed === 1 ? ' was' : 's were'} failed, a new worker takes its place at the next run`,
+      );
     }
   }
 

@@ -63,7 +63,10 @@ export function ceilingBytes(startRss: number, runningMb: readonly number[]): nu
 /** Why a worker must go, from its latest report: 'parked' (now), 'memory' (once its runs end), or undefined. */
 export function retirement(health: WorkerHealth, startRss: number): { readonly now: boolean; readonly why: string } | undefined {
   if (health.parked > 0) {
-    return { now: true, why: 'a script in it ran out of memory in a way V8 cannot recover from (its isolate is parked and holds its memory until the process ends)' };
+    return {
+      now: true,
+      why: 'a script in it ran out of memory in a way V8 cannot recover from (its isolate is parked and holds its memory until the process ends)',
+    };
   }
   const ceiling = ceilingBytes(startRss, health.runningMb);
   if (health.rss <= ceiling) return undefined;

@@ -26,7 +26,14 @@ export interface RunHooks {
 }
 
 export type ToWorker =
-  | { readonly type: 'run'; readonly id: number; readonly code: string; readonly names: readonly string[]; readonly limits: RunLimits; readonly hooks: RunHooks }
+  | {
+      readonly type: 'run';
+      readonly id: number;
+      readonly code: string;
+      readonly names: readonly string[];
+      readonly limits: RunLimits;
+      readonly hooks: RunHooks;
+    }
   | { readonly type: 'abort'; readonly id: number }
   | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly json?: string; readonly error?: ErrorShape }
   | { readonly type: 'call-progress'; readonly id: number; readonly call: number; readonly progress: HostProgress };

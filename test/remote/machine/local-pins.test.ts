@@ -35,7 +35,10 @@ describe('LocalMachine: pinned paths are opened before the command starts and re
       args: ['-c', 'readlink /proc/self/fd/3; readlink /proc/self/fd/5'],
       env: {},
       cwd: '/',
-      pins: [{ fd: 3, path: real }, { fd: 5, path: join(real, 'sub') }],
+      pins: [
+        { fd: 3, path: real },
+        { fd: 5, path: join(real, 'sub') },
+      ],
     });
     const result = await outputOf(child);
     assert.equal(result.code, 0, String(result.error));

@@ -1,7 +1,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -122,9 +134,7 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
   const remoteProcesses = (): ProcessRow[] => {
     const table = processTable();
     const netns = sshd.namespace ? netnsOf(sshd.sshdPid) : undefined;
-    const candidates = netns
-      ? table.filter((row) => row.pid !== sshd.sshdPid && netnsOf(row.pid) === netns)
-      : descendants(sshd.sshdPid, table);
+    const candidates = netns ? table.filter((row) => row.pid !== sshd.sshdPid && netnsOf(row.pid) === netns) : descendants(sshd.sshdPid, table);
     return candidates.filter((row) => row.uid === owner.uid && !row.comm.startsWith('sshd'));
   };
 
@@ -169,7 +179,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assert.notEqual(homedir(), sshd.homeDir, 'the local home differs from the remote one');
         const listed = await host().list();
         assert.equal(listed.configPath, defaultFile);
-        assert.deepEqual(listed.servers.map((s) => [s.name, s.status]), [['from-remote-home', 'connected']]);
+        assert.deepEqual(
+          listed.servers.map((s) => [s.name, s.status]),
+          [['from-remote-home', 'connected']],
+        );
       } finally {
         if (before === undefined) rmSync(defaultFile, { force: true });
         else writeRemote(defaultFile, before);
@@ -180,7 +193,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       remoteConfig('conf/relative.json', { 'from-remote-cwd': faultEntry() });
       const relative = await host({ configPath: 'conf/relative.json' }).list();
       assert.equal(relative.configPath, join(project, 'conf/relative.json'));
-      assert.deepEqual(relative.servers.map((s) => [s.name, s.status]), [['from-remote-cwd', 'connected']]);
+      assert.deepEqual(
+        relative.servers.map((s) => [s.name, s.status]),
+        [['from-remote-cwd', 'connected']],
+      );
 
       // Read as the remote user: a file only root can read is readable here, but not over SSH.
       if (owner.uid !== process.getuid?.()) {
@@ -224,7 +240,11 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         const listed = await h.list();
         assert.deepEqual(
           listed.servers.map((s) => [s.name, s.status]),
-          [['everything', 'connected'], ['everything-sub', 'connected'], ['local-only', 'error']],
+          [
+            ['everything', 'connected'],
+            ['everything-sub', 'connected'],
+            ['local-only', 'error'],
+          ],
         );
         const localOnlyStatus = listed.servers[2]!;
         assert.ok(localOnlyStatus.status === 'error');
@@ -243,7 +263,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assert.equal(env.HOME, sshd.homeDir);
 
         const remoteNode = realpathSync((await sshd.exec('command -v node')).trim());
-        for (const [server, cwd] of [['everything', project], ['everything-sub', join(project, 'sub')]] as const) {
+        for (const [server, cwd] of [
+          ['everything', project],
+          ['everything-sub', join(project, 'sub')],
+        ] as const) {
           const pid = await h.withServer(server, async (connection) => connection.pid);
           assert.ok(pid !== undefined, `${server} has a remote pid`);
           const row = processTable().find((candidate) => candidate.pid === pid);
@@ -352,7 +375,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         const servers = Object.fromEntries(names.map((name) => [name, { url: `http://${name}:${port}/mcp` }]));
         const h = host({ configPath: remoteConfig('http.json', servers) });
         const listed = await h.list();
-        assert.deepEqual(listed.servers.map((s) => [s.name, s.status]), names.map((name) => [name, 'connected']));
+        assert.deepEqual(
+          listed.servers.map((s) => [s.name, s.status]),
+          names.map((name) => [name, 'connected']),
+        );
         for (const name of names) {
           const me = (await h.call({ server: name, tool: 'whoami', arguments: {} })).structuredContent as { pid: number; headers: Record<string, string> };
           assert.equal(me.pid, remote.pid, `${name}: the remote server answered`);
@@ -367,7 +393,13 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
           // Loopback fallback: the server's peers must be sshd, never this process.
           const owners = tcpSocketOwners(port, 'remote');
           assert.ok(owners.length > 0 && !owners.includes(process.pid), `peers: ${owners.join(', ')}`);
-          assert.ok(owners.every((pid) => processTable().find((row) => row.pid === pid)?.comm.startsWith('sshd')));
+          assert.ok(
+            owners.every((pid) =>
+              processTable()
+                .find((row) => row.pid === pid)
+                ?.comm.startsWith('sshd'),
+            ),
+          );
         }
       } finally {
         await remote.stop();
@@ -446,7 +478,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       const failedAfterMs = performance.now() - killedAt;
       assertCode(error, 'MCP_TRANSPORT_CLOSED');
       assert.ok(failedAfterMs < 2000, `the call failed ${failedAfterMs.toFixed(0)} ms after the connection dropped`);
-      assert.deepEqual(ended.map((event) => event.lifetime), [firstLifetime]);
+      assert.deepEqual(
+        ended.map((event) => event.lifetime),
+        [firstLifetime],
+      );
 
       const second = await whoami(h, 'recorded');
       assert.notEqual(second.pid, first.pid, 'a new server process');
@@ -528,7 +563,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
         assert.ok(error.message.includes(`${sshd.username}@${sshd.host}:${sshd.port}`), error.message);
       }
       const accepted = host({ machine: machine({ knownHostsFile: join(sshd.dir, 'known_hosts.absent'), acceptUnknownHostKey: true }), configPath });
-      assert.deepEqual((await accepted.list()).servers.map((s) => [s.name, s.status]), [['fault', 'connected']]);
+      assert.deepEqual(
+        (await accepted.list()).servers.map((s) => [s.name, s.status]),
+        [['fault', 'connected']],
+      );
       assert.equal(textOf(await accepted.call({ server: 'fault', tool: 'echo', arguments: { text: 'over ssh' } })), 'over ssh');
     });
   });
@@ -551,7 +589,10 @@ describe('createMcpHost over SSH: config, servers and HTTP on the remote machine
       assert.equal(listed.code, 0, listed.stderr);
       const result = JSON.parse(listed.stdout) as { configPath: string; servers: Array<{ name: string; status: string; tools?: Array<{ name: string }> }> };
       assert.equal(result.configPath, join(project, 'conf/cli.json'));
-      assert.deepEqual(result.servers.map((s) => [s.name, s.status]), [['fault', 'connected']]);
+      assert.deepEqual(
+        result.servers.map((s) => [s.name, s.status]),
+        [['fault', 'connected']],
+      );
       assert.ok(result.servers[0]!.tools!.some((tool) => tool.name === 'whoami'));
 
       const strangerHome = join(sshd.dir, 'cli-home-empty');

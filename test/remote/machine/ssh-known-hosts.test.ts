@@ -51,7 +51,12 @@ describe('ssh-known-hosts', () => {
 
   it('refuses @revoked keys and skips @cert-authority lines and malformed lines', () => {
     const entries = parseKnownHosts(
-      [`@revoked * ${keyTypeOf(ed)} ${ed.toString('base64')}`, `@cert-authority * ${keyTypeOf(other)} ${other.toString('base64')}`, 'garbage', line('example.org', ed)].join('\n'),
+      [
+        `@revoked * ${keyTypeOf(ed)} ${ed.toString('base64')}`,
+        `@cert-authority * ${keyTypeOf(other)} ${other.toString('base64')}`,
+        'garbage',
+        line('example.org', ed),
+      ].join('\n'),
     );
     assert.equal(entries.length, 2);
     assert.equal(checkHostKey(entries, 'example.org', 22, ed).status, 'revoked');

@@ -151,7 +151,10 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       const stranger = await generateKeyPair(sshd.dir, `stranger_${randomBytes(3).toString('hex')}`);
       await expectUnavailable(machine({ identityFile: stranger.privateFile }).lifetime(), /authentication failed for user berrytest|authentication failed/);
       const closedPort = machine({ host: '127.0.0.1', port: 1 });
-      const error = await closedPort.lifetime().then(() => assert.fail('connected to port 1'), (e: Error) => e);
+      const error = await closedPort.lifetime().then(
+        () => assert.fail('connected to port 1'),
+        (e: Error) => e,
+      );
       assert.match(error.message, /^Cannot connect to ssh:\S+@127\.0\.0\.1:1: connection refused/);
     });
   });
@@ -197,7 +200,10 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       assert.equal(statSync(dir).mode & 0o777, 0o700);
       const file = join(dir, 'record.json');
       await m.writeFile(`${file}.tmp`, 'first', { mode: 0o600, exclusive: true });
-      await assert.rejects(m.writeFile(`${file}.tmp`, 'again', { mode: 0o600, exclusive: true }), (error: Error & { code?: string }) => error.code === 'EEXIST');
+      await assert.rejects(
+        m.writeFile(`${file}.tmp`, 'again', { mode: 0o600, exclusive: true }),
+        (error: Error & { code?: string }) => error.code === 'EEXIST',
+      );
       await m.rename(`${file}.tmp`, file);
       const big = 'x'.repeat(100_000);
       await m.writeFile(`${file}.tmp`, big, { mode: 0o600 });
@@ -208,7 +214,10 @@ describe('SshMachine against a real OpenSSH sshd', function () {
       await m.unlink(file);
       await m.unlink(file);
       assert.equal(existsSync(file), false);
-      await assert.rejects(m.writeFile(join(dir, 'no-such-dir', 'f'), 'x', { mode: 0o600 }), (error: Error & { code?: string }) => typeof error.code === 'string');
+      await assert.rejects(
+        m.writeFile(join(dir, 'no-such-dir', 'f'), 'x', { mode: 0o600 }),
+        (error: Error & { code?: string }) => typeof error.code === 'string',
+      );
     });
   });
 
@@ -261,7 +270,10 @@ describe('SshMachine against a real OpenSSH sshd', function () {
 
     it('killGroup kills the whole group, grandchildren included (TERM, then KILL for a TERM-proof group)', async () => {
       const m = machine();
-      for (const [signal, trap] of [['SIGTERM', ''], ['SIGKILL', 'trap "" TERM; ']] as const) {
+      for (const [signal, trap] of [
+        ['SIGTERM', ''],
+        ['SIGKILL', 'trap "" TERM; '],
+      ] as const) {
         const p = await m.spawn({
           command: 'sh',
           args: ['-c', `${trap}sh -c '${trap}sleep 300; echo never' & sleep 300 & echo ready; wait`],
@@ -273,7 +285,10 @@ describe('SshMachine against a real OpenSSH sshd', function () {
         const pgid = p.pid!;
         await waitFor(() => processTable().filter((row) => row.pgid === pgid).length >= 4, 5000, 'the group to start');
         const group = processTable().filter((row) => row.pgid === pgid);
-        assert.ok(group.some((row) => row.ppid !== pgid && row.pid !== pgid), 'a grandchild exists');
+        assert.ok(
+          group.some((row) => row.ppid !== pgid && row.pid !== pgid),
+          'a grandchild exists',
+        );
         p.killGroup(signal);
         const exit = await p.exited;
         assert.equal(exit.signal, signal);

@@ -62,7 +62,10 @@ describe('ssh-process launcher (run locally)', () => {
         mkdirSync(join(dir, 'real', 'sub'), { recursive: true });
         symlinkSync(join(dir, 'real'), join(dir, 'link'));
         const run = (path: string): ReturnType<typeof launchLocally> =>
-          launchLocally(shell, launchScript({ command: 'sh', args: ['-c', 'readlink /proc/self/fd/7; echo stderr-still-there >&2'], env: {}, cwd: '/', pins: [{ fd: 7, path }] }));
+          launchLocally(
+            shell,
+            launchScript({ command: 'sh', args: ['-c', 'readlink /proc/self/fd/7; echo stderr-still-there >&2'], env: {}, cwd: '/', pins: [{ fd: 7, path }] }),
+          );
         const pinned = await run(join(dir, 'real', 'sub'));
         assert.equal(pinned.code, 0, pinned.stderr);
         assert.equal(pinned.stdout.split('\n')[2], join(dir, 'real', 'sub'));
@@ -80,7 +83,11 @@ describe('ssh-process launcher (run locally)', () => {
   }
 
   it('rejects a pin outside fds 3-9 or with a relative path', () => {
-    for (const pin of [{ fd: 2, path: '/tmp' }, { fd: 10, path: '/tmp' }, { fd: 3, path: 'tmp' }]) {
+    for (const pin of [
+      { fd: 2, path: '/tmp' },
+      { fd: 10, path: '/tmp' },
+      { fd: 3, path: 'tmp' },
+    ]) {
       assert.throws(() => launchScript({ command: 'true', args: [], env: {}, cwd: '/', pins: [pin] }), { code: 'ERR_INVALID_ARG_VALUE' });
     }
   });

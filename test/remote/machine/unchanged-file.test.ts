@@ -59,7 +59,10 @@ describe('machine/unchanged-file', () => {
       await host.call({ server: 'aa', tool: 'echo', arguments: { text: 'x' } });
       write('bb');
       const listed = await host.list({});
-      assert.deepEqual(listed.servers.map((s) => s.name), ['bb']);
+      assert.deepEqual(
+        listed.servers.map((s) => s.name),
+        ['bb'],
+      );
     } finally {
       await host.close();
     }

@@ -24,12 +24,15 @@ describe('line reader', () => {
   it('throws as soon as a line without newline passes the limit, and then ignores the rest', () => {
     const reader = new LineReader(10);
     reader.push(Buffer.from('12345'), () => assert.fail());
-    assert.throws(() => reader.push(Buffer.from('678901'), () => assert.fail()), (error: unknown) => {
-      assert.ok(error instanceof LineTooLongError);
-      assert.equal(error.bytes, 11);
-      assert.equal(error.limitBytes, 10);
-      return true;
-    });
+    assert.throws(
+      () => reader.push(Buffer.from('678901'), () => assert.fail()),
+      (error: unknown) => {
+        assert.ok(error instanceof LineTooLongError);
+        assert.equal(error.bytes, 11);
+        assert.equal(error.limitBytes, 10);
+        return true;
+      },
+    );
     reader.push(Buffer.from('ok\n'), () => assert.fail('a spent reader delivers nothing'));
   });
 

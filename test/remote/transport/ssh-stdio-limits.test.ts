@@ -58,10 +58,7 @@ describe('stdio limits over SSH', function () {
 
   it('a message over it is MCP_MESSAGE_TOO_LARGE, the stubborn remote server is killed, the next call reconnects', async () => {
     const before = await pid();
-    const error = await rejection(
-      host.call({ server: 'stubborn', tool: 'big', arguments: { bytes: 8 * 1024 * 1024 } }),
-      'MCP_MESSAGE_TOO_LARGE',
-    );
+    const error = await rejection(host.call({ server: 'stubborn', tool: 'big', arguments: { bytes: 8 * 1024 * 1024 } }), 'MCP_MESSAGE_TOO_LARGE');
     assert.match(error.message, /over the limit of 4194304 bytes/);
     await gone(before);
     assert.notEqual(await pid(), before);

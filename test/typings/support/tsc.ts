@@ -72,7 +72,7 @@ export function expectationsOf(source: string): Expectation[] {
   lines.forEach((text, index) => {
     const marker = /^\s*\/\/ @expect (TS\d+(?:\|TS\d+)*)(.*)$/.exec(text);
     if (marker !== null) {
-      const texts = [...marker[2]!.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? JSON.parse(`"${m[1]}"`) as string : m[2]!));
+      const texts = [...marker[2]!.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? (JSON.parse(`"${m[1]}"`) as string) : m[2]!));
       pending.push({ codes: marker[1]!.split('|'), texts });
       return;
     }
@@ -93,10 +93,7 @@ export function mismatches(source: string, diagnostics: readonly Diagnostic[]): 
   for (const expectation of expectations) {
     const hit = diagnostics.find(
       (d) =>
-        !matched.has(d) &&
-        d.line === expectation.line &&
-        expectation.codes.includes(d.code) &&
-        expectation.texts.every((text) => d.message.includes(text)),
+        !matched.has(d) && d.line === expectation.line && expectation.codes.includes(d.code) && expectation.texts.every((text) => d.message.includes(text)),
     );
     if (hit === undefined) {
       const near = diagnostics.filter((d) => d.line === expectation.line).map(format);
@@ -122,7 +119,10 @@ function format(d: Diagnostic): string {
 /** Copies the .ts/.js files of `from` into `to` (creating it); returns their names. */
 export function copyScripts(from: string, to: string): string[] {
   fs.mkdirSync(to, { recursive: true });
-  const names = fs.readdirSync(from).filter((name) => /\.(ts|js)$/.test(name)).sort();
+  const names = fs
+    .readdirSync(from)
+    .filter((name) => /\.(ts|js)$/.test(name))
+    .sort();
   for (const name of names) fs.copyFileSync(path.join(from, name), path.join(to, name));
   return names;
 }

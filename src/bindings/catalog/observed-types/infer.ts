@@ -75,7 +75,16 @@ function infer(value: unknown, depth: number, budget: Budget): Shape {
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (keys.length > MAX_KEYS || keys.some(looksLikeData)) {
-    return { r: keys.length === 0 ? 'unknown' : sampledShape(keys.map((key) => record[key]), depth + 1, budget) };
+    return {
+      r:
+        keys.length === 0
+          ? 'unknown'
+          : sampledShape(
+              keys.map((key) => record[key]),
+              depth + 1,
+              budget,
+            ),
+    };
   }
   const fields = keys.map((key): Field => [key, 1, infer(record[key], depth + 1, budget)]);
   if (fields.length >= MAP_MIN_KEYS && sameCompoundKind(fields)) {

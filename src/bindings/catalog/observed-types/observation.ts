@@ -87,7 +87,8 @@ export function parseObserved(value: unknown, catalog: string, mask: KeyMask = k
     if (!Array.isArray(entry) || entry.length !== 4) continue;
     const [name, calls, source, raw] = entry as unknown[];
     const shape = parseShape(raw);
-    if (typeof name !== 'string' || mask(name) !== name || !isCount(calls) || (source !== 'structuredContent' && source !== 'text') || shape === undefined) continue;
+    if (typeof name !== 'string' || mask(name) !== name || !isCount(calls) || (source !== 'structuredContent' && source !== 'text') || shape === undefined)
+      continue;
     tools.set(name, { calls, source, shape: boundShape(maskKeys(shape, mask)) });
   }
   return tools;

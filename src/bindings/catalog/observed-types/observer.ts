@@ -15,7 +15,16 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CatalogStore } from '../catalog-store.js';
 import type { ServerConnection } from '../../connection/connection.js';
 import type { LogSink } from '../../log.js';
-import { mergeObservations, observeResult, parseObserved, serializeObserved, sourceOf, type KeyMask, type Observation, type ObservedTools } from './observation.js';
+import {
+  mergeObservations,
+  observeResult,
+  parseObserved,
+  serializeObserved,
+  sourceOf,
+  type KeyMask,
+  type Observation,
+  type ObservedTools,
+} from './observation.js';
 
 /** Observations are written at most this often (and when the host closes). */
 export const FLUSH_DELAY_MS = 2000;
@@ -170,18 +179,20 @@ export class ObservedTypes {
 
   /** One write at a time; each reads the file first, so another process's learning is kept. */
   #flush(): Promise<void> {
-    this.#writing = this.#writing.then(async () => {
-      for (const [fingerprint, state] of this.#states) {
-        if (state.pending.size === 0) continue;
-        const pending = state.pending;
-        state.pending = new Map();
-        const saved = this.#store ? parseObserved(await this.#store.loadObserved(fingerprint), state.catalog, state.mask) : new Map(state.base);
-        for (const [name, observation] of pending) saved.set(name, mergeObservations(saved.get(name), observation));
-        state.base = saved;
-        state.loaded = Promise.resolve();
-        if (this.#store) await this.#store.saveObserved(fingerprint, serializeObserved(state.catalog, saved));
-      }
-    }).catch((error: unknown) => this.#warn('observed result types not written', error));
+    this.#writing = this.#writing
+      .then(async () => {
+        for (const [fingerprint, state] of this.#states) {
+          if (state.pending.size === 0) continue;
+          const pending = state.pending;
+          state.pending = new Map();
+          const saved = this.#store ? parseObserved(await this.#store.loadObserved(fingerprint), state.catalog, state.mask) : new Map(state.base);
+          for (const [name, observation] of pending) saved.set(name, mergeObservations(saved.get(name), observation));
+          state.base = saved;
+          state.loaded = Promise.resolve();
+          if (this.#store) await this.#store.saveObserved(fingerprint, serializeObserved(state.catalog, saved));
+        }
+      })
+      .catch((error: unknown) => this.#warn('observed result types not written', error));
     return this.#writing;
   }
 

@@ -37,7 +37,8 @@ export interface EraPlan {
  */
 export function eraPlan(protocol: ProtocolSetting, startBudgetMs: number, wire: 'stdio' | 'http'): EraPlan {
   if (protocol === '2025-11-25') return { versionNegotiation: { mode: 'legacy' }, probeMs: 0, offered: ['2025-11-25'] };
-  if (protocol === '2026-07-28') return { versionNegotiation: { mode: { pin: '2026-07-28' }, probe: { timeoutMs: startBudgetMs } }, probeMs: 0, offered: ['2026-07-28'] };
+  if (protocol === '2026-07-28')
+    return { versionNegotiation: { mode: { pin: '2026-07-28' }, probe: { timeoutMs: startBudgetMs } }, probeMs: 0, offered: ['2026-07-28'] };
   const probeMs = probeBudgetMs(startBudgetMs);
   return { versionNegotiation: { mode: 'auto', probe: { timeoutMs: wire === 'stdio' ? probeMs : startBudgetMs } }, probeMs, offered: SPOKEN_REVISIONS };
 }
@@ -65,4 +66,3 @@ export interface EraSlot {
   readonly memory: EraMemory;
   readonly key: string;
 }
-

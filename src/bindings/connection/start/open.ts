@@ -4,10 +4,10 @@
  * 2025 era) a short wait for the GET event stream. A failed start is described by its cause (exit,
  * stderr, timeout, status, the revisions each side speaks).
  */
-import { Client, SdkError, SdkErrorCode, } from '@modelcontextprotocol/client';
+import { Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { valueRedactorOfSecrets, type ResolvedServerConfig } from '../../../config/index.js';
-import { ProtocolVersionError, } from '../../../common/errors.js';
-import { MachineStdioTransport, createHttpTransport, type HttpStatusError, } from '../../../remote/transport/index.js';
+import { ProtocolVersionError } from '../../../common/errors.js';
+import { MachineStdioTransport, createHttpTransport, type HttpStatusError } from '../../../remote/transport/index.js';
 import { confineSpawnSpec, type Machine } from '../../../remote/machine/index.js';
 import { onAbort, settlesWithin } from '../../../common/abort.js';
 import { VERSION } from '../../../common/version.js';
@@ -78,31 +78,46 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const probe = config.kind === 'http' && plan.probeMs > 0 && !prior ? new ProbeWatch(plan.probeMs) : undefined;
   const wire: Wire =
     config.kind === 'stdio'
-      ? stdioWire(new MachineStdioTransport({
-          machine,
-          spec: await confineSpawnSpec(machine, config.name, { command: config.command, args: config.args, env: config.env, cwd: config.cwd }, config.sandbox, options.signal),
-          onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
-          ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
-        }))
-      : { kind: 'http', transport: createHttpTransport({
-          machine,
-          url: config.url,
-          headers: config.headers,
-          onEventStream: () => eventStreamSettled(),
-          onServerRequest: (id, related) => owners.relate(id, related),
-          onModernErrorStatus: (error) => (modernStatus = error),
-          // The probe's silence is timed under the OAuth session's fetch: its refreshes and sign-ins do not count.
-          wrapFetch: (fetch) => {
-            const watched = probe ? probe.wrap(fetch) : fetch;
-            return session ? session.wrapFetch(watched) : watched;
-          },
-          // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
-          ...(session ? { authProvider: session, providerChecksIssuer: true } : {}),
-        }) };
+      ? stdioWire(
+          new MachineStdioTransport({
+            machine,
+            spec: await confineSpawnSpec(
+              machine,
+              config.name,
+              { command: config.command, args: config.args, env: config.env, cwd: config.cwd },
+              config.sandbox,
+              options.signal,
+            ),
+            onStderr: (text) => log({ server: config.name, kind: 'stderr', message: text }),
+            ...(options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes }),
+          }),
+        )
+      : {
+          kind: 'http',
+          transport: createHttpTransport({
+            machine,
+            url: config.url,
+            headers: config.headers,
+            onEventStream: () => eventStreamSettled(),
+            onServerRequest: (id, related) => owners.relate(id, related),
+            onModernErrorStatus: (error) => (modernStatus = error),
+            // The probe's silence is timed under the OAuth session's fetch: its refreshes and sign-ins do not count.
+            wrapFetch: (fetch) => {
+              const watched = probe ? probe.wrap(fetch) : fetch;
+              return session ? session.wrapFetch(watched) : watched;
+            },
+            // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
+            ...(session ? { authProvider: session, providerChecksIssuer: true } : {}),
+          }),
+        };
   const transport = wire.transport;
   const initializeSent = watchInitialize(transport);
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
-  const client = new Client(CLIENT_INFO, { capabilities: ELICITATION_CAPABILITIES, versionNegotiation: plan.versionNegotiation, inputRequired: { autoFulfill: false } });
+  const client = new Client(CLIENT_INFO, {
+    capabilities: ELICITATION_CAPABILITIES,
+    versionNegotiation: plan.versionNegotiation,
+    inputRequired: { autoFulfill: false },
+  });
   const connection = new ServerConnection(config, client, wire, log, gate, session, owners, plan.offered);
   connection.era = config.protocol === 'auto' ? options.era : undefined;
   installElicitation(client, transport, { server: config.name, log, gate }, owners);
@@ -114,7 +129,8 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   client.onerror = (error) => {
     if (isSessionExpired(error)) connection.markDead('session expired');
     else if (isTappedProgressNoise(error)) return;
-    else if (isLateProbeAnswer(error)) log({ server: config.name, kind: 'connecting', message: 'the server answered server/discover after the probe gave up; ignored' });
+    else if (isLateProbeAnswer(error))
+      log({ server: config.name, kind: 'connecting', message: 'the server answered server/discover after the probe gave up; ignored' });
     // Protocol noise (a non-JSON line on stdout, an answer to an unknown id) is worth a log line.
     else log({ server: config.name, kind: 'error', message: describeFailure(error).slice(0, 300) });
   };
@@ -160,7 +176,10 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
       retry = { why: 'exited on the server/discover probe', with: { skipProbe: true } };
       await connection.close(retry.why);
     } else if (mayRetry && probe?.gaveUp === true && !ac.signal.aborted && !initializeSent()) {
-      retry = { why: `no answer to server/discover within ${plan.probeMs / 1000} s; speaking 2025-11-25 (pin "protocol" to skip the probe)`, with: { skipProbe: true } };
+      retry = {
+        why: `no answer to server/discover within ${plan.probeMs / 1000} s; speaking 2025-11-25 (pin "protocol" to skip the probe)`,
+        with: { skipProbe: true },
+      };
       await connection.close('no answer to the server/discover probe');
     } else if (authError) {
       await connection.close('authorization required');
@@ -168,12 +187,29 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     } else {
       const timedOut = ac.signal.aborted && options.signal?.aborted !== true;
       // Describe the failure before closing: our own kill must not read as the cause.
-      const failure = startError(connection, error, started, options.signal?.aborted === true, timedOut ? (initializeSent() ? 'initialize' : 'server/discover') : undefined, modernStatus);
+      const failure = startError(
+        connection,
+        error,
+        started,
+        options.signal?.aborted === true,
+        timedOut ? (initializeSent() ? 'initialize' : 'server/discover') : undefined,
+        modernStatus,
+      );
       await connection.close('initialization failed');
       // Under auto, initialize goes out only when the probe heard no 2026-07-28: a server that then
       // says it speaks only that was too slow for the probe (a cold start). Ask it again, alone.
-      if (config.protocol !== 'auto' || options.probeModern || !initializeSent() || !(failure instanceof ProtocolVersionError) || !failure.serverVersions.includes('2026-07-28')) throw failure;
-      retry = { why: 'the server speaks 2026-07-28 only, and did not answer server/discover in time: asking it again with the rest of the start budget', with: { skipProbe: false, probeModern: true } };
+      if (
+        config.protocol !== 'auto' ||
+        options.probeModern ||
+        !initializeSent() ||
+        !(failure instanceof ProtocolVersionError) ||
+        !failure.serverVersions.includes('2026-07-28')
+      )
+        throw failure;
+      retry = {
+        why: 'the server speaks 2026-07-28 only, and did not answer server/discover in time: asking it again with the rest of the start budget',
+        with: { skipProbe: false, probeModern: true },
+      };
     }
   } finally {
     clearTimeout(timer);
@@ -210,7 +246,11 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     // The SDK opens the GET stream without waiting for it; a first call sent before the server has
     // it loses every server request sent outside that call's POST (an elicitation, a sampling).
     if (!(await settlesWithin(eventStream, EVENT_STREAM_WAIT_MS, options.signal)) && !options.signal?.aborted) {
-      log({ server: config.name, kind: 'connecting', message: `no answer to the GET event stream in ${EVENT_STREAM_WAIT_MS} ms; going on without waiting for it` });
+      log({
+        server: config.name,
+        kind: 'connecting',
+        message: `no answer to the GET event stream in ${EVENT_STREAM_WAIT_MS} ms; going on without waiting for it`,
+      });
     }
   }
   const version = client.getServerVersion();

@@ -42,9 +42,18 @@ export function mapRevisionError(error: unknown, context: RevisionErrorContext):
   if (!(error instanceof SdkError)) return undefined;
   // With a cause, the probe could not be asked (network, an unusable reply), and with a status the
   // server failed (a 5xx): not a revision matter.
-  if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause === undefined && !(error instanceof SdkHttpError)) return versionError(context, [], error.message);
-  if (error.code === SdkErrorCode.CapabilityNotSupported || error.code === SdkErrorCode.UnsupportedResultType || error.code === SdkErrorCode.InputRequiredRoundsExceeded) {
-    return new BerryError('MCP_INPUT_UNSUPPORTED', `${where} asked for input berry-mcp cannot give: ${context.redact(oneLine(error.message, 300))}. berry-mcp answers elicitations only (not sampling or roots); this call failed.`, { cause: error });
+  if (error.code === SdkErrorCode.EraNegotiationFailed && error.cause === undefined && !(error instanceof SdkHttpError))
+    return versionError(context, [], error.message);
+  if (
+    error.code === SdkErrorCode.CapabilityNotSupported ||
+    error.code === SdkErrorCode.UnsupportedResultType ||
+    error.code === SdkErrorCode.InputRequiredRoundsExceeded
+  ) {
+    return new BerryError(
+      'MCP_INPUT_UNSUPPORTED',
+      `${where} asked for input berry-mcp cannot give: ${context.redact(oneLine(error.message, 300))}. berry-mcp answers elicitations only (not sampling or roots); this call failed.`,
+      { cause: error },
+    );
   }
   return undefined;
 }
@@ -80,7 +89,12 @@ function rpcErrorOf(error: unknown): { code: number; message: string; data: unkn
 
 function supportedOf(data: unknown): string[] {
   const supported = (data as { supported?: unknown } | undefined)?.supported;
-  return Array.isArray(supported) ? supported.filter((v): v is string => typeof v === 'string').slice(0, 10).map((v) => v.slice(0, 40)) : [];
+  return Array.isArray(supported)
+    ? supported
+        .filter((v): v is string => typeof v === 'string')
+        .slice(0, 10)
+        .map((v) => v.slice(0, 40))
+    : [];
 }
 
 function capabilitiesOf(data: unknown): string | undefined {

@@ -50,9 +50,8 @@ export async function checkApproval(
   }
   const approved = typeof answer === 'boolean' ? answer : answer?.approved === true;
   if (approved) return;
-  const reason = typeof answer === 'object' && answer !== null && typeof answer.reason === 'string' && answer.reason !== ''
-    ? answer.reason
-    : 'the approval hook refused it';
+  const reason =
+    typeof answer === 'object' && answer !== null && typeof answer.reason === 'string' && answer.reason !== '' ? answer.reason : 'the approval hook refused it';
   throw refused(server, tool.name, reason);
 }
 

@@ -91,7 +91,8 @@ type Dialect = '2020' | '2019' | '07';
 type AjvInstance = import('ajv').default;
 
 /** Keywords only 2019-09/2020-12 know (Ajv's next, dynamic and unevaluated vocabularies, prefixItems). */
-const NEWER_KEYWORDS = /"(?:prefixItems|\$dynamicRef|\$dynamicAnchor|\$recursiveRef|\$recursiveAnchor|dependentRequired|dependentSchemas|minContains|maxContains|unevaluatedProperties|unevaluatedItems)"/;
+const NEWER_KEYWORDS =
+  /"(?:prefixItems|\$dynamicRef|\$dynamicAnchor|\$recursiveRef|\$recursiveAnchor|dependentRequired|dependentSchemas|minContains|maxContains|unevaluatedProperties|unevaluatedItems)"/;
 
 /**
  * The dialects to try for a schema: the one its `$schema` names. Without one, MCP's default is

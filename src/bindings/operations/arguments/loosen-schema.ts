@@ -103,7 +103,8 @@ function visit(node: Json, path: readonly string[], walk: Walk, nullOk: boolean,
     const open = key === 'allOf' || declares || openBranch;
     out[key] = branches.map((branch, i) => visit(branch, [...path, key, String(i)], walk, false, open, depth + 1));
   }
-  for (const key of ['then', 'else'] as const) if (Object.hasOwn(node, key)) out[key] = visit(node[key], [...path, key], walk, false, declares || openBranch, depth + 1);
+  for (const key of ['then', 'else'] as const)
+    if (Object.hasOwn(node, key)) out[key] = visit(node[key], [...path, key], walk, false, declares || openBranch, depth + 1);
   if (Array.isArray(out['oneOf']) && !Object.hasOwn(out, 'anyOf')) {
     out['anyOf'] = out['oneOf'];
     delete out['oneOf'];
@@ -151,7 +152,10 @@ function decodePointer(ref: string): string[] {
   } catch {
     // Not percent-encoded after all: read as written.
   }
-  return decoded.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return decoded
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function resolvePointer(root: Json, segments: readonly string[]): Json {

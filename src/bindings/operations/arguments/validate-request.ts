@@ -80,7 +80,6 @@ export function validateCallRequest(value: unknown): Required<CallRequest> {
   return { server, tool, arguments: args as Record<string, unknown> };
 }
 
-
 /**
  * Serializes `args` once (unless flat and surely small), before anything is sent: arguments that
  * cannot become JSON (cycles, BigInt, nesting deeper than the stack) or that pass `maxBytes` are

@@ -16,7 +16,14 @@ export async function locateBwrap(machine: Machine, path: string, signal?: Abort
 }
 
 /** Refuses a bwrap that a confined server or another user can replace: its path, or the file itself. */
-export async function trustBwrap(machine: Machine, server: string, bwrap: string, context: TrustContext, cache: InfoCache, signal?: AbortSignal): Promise<void> {
+export async function trustBwrap(
+  machine: Machine,
+  server: string,
+  bwrap: string,
+  context: TrustContext,
+  cache: InfoCache,
+  signal?: AbortSignal,
+): Promise<void> {
   const found = await resolveTrusted(machine, bwrap, context, cache, signal);
   const owner = found.kind === 'found' ? found.info.uid : -1;
   const safe = found.kind === 'found' && !found.exposed && (owner === 0 || owner === context.self) && (found.info.mode & 0o022) === 0;

@@ -79,16 +79,35 @@ function wantedMounts(input: MountInput): WantedMount[] {
   const { policy } = input;
   const out: WantedMount[] = [{ what: 'the private home', source: policy.home, target: input.realHome, writable: true, role: 'home' }];
   if (policy.workspace !== 'none') {
-    out.push({ what: `the working directory (workspace "${policy.workspace}", mounted at ${SANDBOX_WORKSPACE})`, source: input.cwd, target: SANDBOX_WORKSPACE, writable: policy.workspace === 'rw', role: 'workspace' });
+    out.push({
+      what: `the working directory (workspace "${policy.workspace}", mounted at ${SANDBOX_WORKSPACE})`,
+      source: input.cwd,
+      target: SANDBOX_WORKSPACE,
+      writable: policy.workspace === 'rw',
+      role: 'workspace',
+    });
   }
   for (const bind of policy.binds) {
-    out.push({ what: `the bind ${bind.source}:${bind.target} (${bind.writable ? 'rwBinds' : 'roBinds'})`, source: bind.source, target: bind.target, writable: bind.writable, role: 'bind' });
+    out.push({
+      what: `the bind ${bind.source}:${bind.target} (${bind.writable ? 'rwBinds' : 'roBinds'})`,
+      source: bind.source,
+      target: bind.target,
+      writable: bind.writable,
+      role: 'bind',
+    });
   }
   return out;
 }
 
 /** Real paths of the rw mounts of this entry and of the other confined entries of its config. */
-async function writablePlaces(machine: Machine, wanted: readonly WantedMount[], policy: SandboxPolicy, base: TrustContext, cache: InfoCache, signal: AbortSignal | undefined): Promise<string[]> {
+async function writablePlaces(
+  machine: Machine,
+  wanted: readonly WantedMount[],
+  policy: SandboxPolicy,
+  base: TrustContext,
+  cache: InfoCache,
+  signal: AbortSignal | undefined,
+): Promise<string[]> {
   const sources = [...wanted.filter((mount) => mount.writable && mount.role !== 'home').map((mount) => mount.source), ...(policy.othersWritable ?? [])];
   const places = new Set<string>(sources);
   // Twice: a place inside another is only judged right once the outer one is known.
@@ -104,7 +123,10 @@ async function writablePlaces(machine: Machine, wanted: readonly WantedMount[], 
 /** A mount point inside an earlier mount is made on the host by bwrap, through that mount's directory. */
 async function checkMountPoints(input: MountInput, mounts: readonly PlannedMount[], context: TrustContext, cache: InfoCache): Promise<void> {
   for (const [index, mount] of mounts.entries()) {
-    const outer = mounts.slice(0, index).reverse().find((earlier) => earlier.target !== mount.target && within(mount.target, earlier.target));
+    const outer = mounts
+      .slice(0, index)
+      .reverse()
+      .find((earlier) => earlier.target !== mount.target && within(mount.target, earlier.target));
     if (outer?.info.type !== 'directory') continue;
     const hostPath = posix.join(outer.real, posix.relative(outer.target, mount.target));
     const found = await resolveTrusted(input.machine, hostPath, context, cache, input.signal);

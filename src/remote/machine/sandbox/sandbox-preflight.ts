@@ -40,7 +40,14 @@ export async function preflightAsRoot(machine: Machine, server: string, plan: Mo
   for (let start = 0; start < jobs.length; start += slots) {
     const batch = jobs.slice(start, start + slots);
     const pins: PinnedPath[] = batch.map((job, index) => ({ fd: 3 + index, path: job.mount.real }));
-    const output = await run(machine, server, setpriv, batch.map((job, index) => `${job.kind}:${3 + index}`), pins, signal);
+    const output = await run(
+      machine,
+      server,
+      setpriv,
+      batch.map((job, index) => `${job.kind}:${3 + index}`),
+      pins,
+      signal,
+    );
     for (const line of output.split('\n')) {
       const [tag, fd] = line.split('\t');
       const job = batch[Number(fd) - 3];
@@ -61,7 +68,14 @@ function jobsFor(mount: PlannedMount): Job[] {
   return jobs;
 }
 
-async function run(machine: Machine, server: string, setpriv: string, jobs: readonly string[], pins: readonly PinnedPath[], signal: AbortSignal | undefined): Promise<string> {
+async function run(
+  machine: Machine,
+  server: string,
+  setpriv: string,
+  jobs: readonly string[],
+  pins: readonly PinnedPath[],
+  signal: AbortSignal | undefined,
+): Promise<string> {
   signal?.throwIfAborted();
   const child = await machine.spawn({ command: '/bin/sh', args: ['-c', SCRIPT, setpriv, ...jobs], env: {}, cwd: '/', pins });
   child.stdin.on('error', () => {});
@@ -81,7 +95,10 @@ async function run(machine: Machine, server: string, setpriv: string, jobs: read
   signal?.throwIfAborted();
   if (exit.code !== 0) {
     const why = exit.error?.message ?? (exit.code === undefined ? `killed by ${exit.signal ?? 'a signal'}` : `exit code ${exit.code}`);
-    throw new SandboxUnavailableError(`Server "${server}" was not started: checking its mounts for uid ${ID} on ${machine.identity} failed (${why}) (sandbox cause: bind-permission).`, { server, reason: 'bind-permission' });
+    throw new SandboxUnavailableError(
+      `Server "${server}" was not started: checking its mounts for uid ${ID} on ${machine.identity} failed (${why}) (sandbox cause: bind-permission).`,
+      { server, reason: 'bind-permission' },
+    );
   }
   return output;
 }

@@ -98,13 +98,10 @@ export async function probeSandbox(machine: Machine, bwrap: string, identity: Sa
     const forget = (): void => {
       if (cache.facts.get(key) === probing) cache.facts.delete(key);
     };
-    probing.then(
-      (found) => {
-        const missing = found.bwrap === undefined || (identity === 'root' && found.setpriv === undefined);
-        if (missing || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
-      },
-      forget,
-    );
+    probing.then((found) => {
+      const missing = found.bwrap === undefined || (identity === 'root' && found.setpriv === undefined);
+      if (missing || found.refused !== undefined || found.netRefused !== undefined) setTimeout(forget, NEGATIVE_TTL_MS).unref();
+    }, forget);
   }
   return abortable(facts, signal);
 }

@@ -77,7 +77,12 @@ function unusable(machine: Machine, server: string, spec: SpawnSpec, policy: San
  * For `mode: "auto"`: why the server runs unconfined (a line for `list`), or undefined when it is
  * confined. Uses the same probe as the start, so it costs nothing more once a server started.
  */
-export async function unconfinedNote(machine: Machine, spec: Pick<SpawnSpec, 'env' | 'cwd'>, policy: SandboxPolicy | undefined, signal?: AbortSignal): Promise<string | undefined> {
+export async function unconfinedNote(
+  machine: Machine,
+  spec: Pick<SpawnSpec, 'env' | 'cwd'>,
+  policy: SandboxPolicy | undefined,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   if (policy?.mode !== 'auto') return undefined;
   const path = spec.env['PATH'] ?? (await machine.env(signal))['PATH'] ?? DEFAULT_PATH;
   const self = await machine.userId(signal);
@@ -88,12 +93,22 @@ export async function unconfinedNote(machine: Machine, spec: Pick<SpawnSpec, 'en
   return `not confined: ${unusable.detail} on ${machine.identity} (sandbox mode "auto", cause ${unusable.reason}). ${FIXES[unusable.reason]}, or set "mode": "on" to refuse to run it unconfined`;
 }
 
-async function probeIfTrusted(machine: Machine, cwd: string, bwrap: string, self: number, policy: SandboxPolicy, signal: AbortSignal | undefined): Promise<Unusable | undefined> {
+async function probeIfTrusted(
+  machine: Machine,
+  cwd: string,
+  bwrap: string,
+  self: number,
+  policy: SandboxPolicy,
+  signal: AbortSignal | undefined,
+): Promise<Unusable | undefined> {
   const realHome = await machine.homeDir(signal);
   const kind = self === 0 ? 'root' : 'user';
   const input: MountInput = { machine, server: '', policy, cwd, realHome, self, alsoCheck: [bwrap], signal };
   const cache = createInfoCache();
-  const trusted = await trustBwrap(machine, '', bwrap, await trustContext(input, cache), cache, signal).then(() => true, () => false);
+  const trusted = await trustBwrap(machine, '', bwrap, await trustContext(input, cache), cache, signal).then(
+    () => true,
+    () => false,
+  );
   return trusted ? unusableReason(await probeSandbox(machine, bwrap, kind, signal), policy, kind) : undefined;
 }
 
@@ -102,16 +117,23 @@ const BWRAP_MISSING: Unusable = { reason: 'bwrap-missing', detail: "bubblewrap (
 
 function unusableReason(facts: SandboxFacts, policy: SandboxPolicy, kind: SandboxIdentity['kind']): Unusable | undefined {
   if (kind === 'root' && facts.setpriv === undefined) {
-    return { reason: 'setpriv-missing', detail: `setpriv (util-linux), which drops a server to uid ${CONFINED_ID} when berry-mcp is root, is not in /usr/sbin, /usr/bin, /sbin or /bin` };
+    return {
+      reason: 'setpriv-missing',
+      detail: `setpriv (util-linux), which drops a server to uid ${CONFINED_ID} when berry-mcp is root, is not in /usr/sbin, /usr/bin, /sbin or /bin`,
+    };
   }
   const refused = facts.refused ?? (policy.network ? undefined : facts.netRefused);
   if (refused === undefined) return undefined;
-  return { reason: 'namespace-refused', detail: `the kernel refused bubblewrap's namespaces${policy.network ? '' : ' (network included)'}: ${refused.slice(0, 300)}` };
+  return {
+    reason: 'namespace-refused',
+    detail: `the kernel refused bubblewrap's namespaces${policy.network ? '' : ' (network included)'}: ${refused.slice(0, 300)}`,
+  };
 }
 
 const FIXES: Readonly<Record<SandboxUnavailableReason, string>> = {
   'bwrap-missing': 'Install bubblewrap there (Debian/Ubuntu: apt-get install bubblewrap)',
-  'namespace-refused': 'Allow the namespaces there (an ordinary user needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)',
+  'namespace-refused':
+    'Allow the namespaces there (an ordinary user needs unprivileged user namespaces: sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces > 0)',
   'bind-missing': 'Create the path, or fix it in the entry\'s "sandbox" block',
   'setpriv-missing': 'Install util-linux there (Debian/Ubuntu: it is essential; Alpine: apk add setpriv)',
   // The causes below come with their own message.

@@ -4,15 +4,7 @@ import { connect as netConnect } from 'node:net';
 import type { AnyAuthMethod, AuthenticationType, Client as SshClient, NextAuthHandler, ParsedKey } from 'ssh2';
 import { onAbort } from '../../../common/abort.js';
 import { BerryError } from '../../../common/errors.js';
-import {
-  checkHostKey,
-  fingerprintOf,
-  hostKeyAlgorithms,
-  keyTypeOf,
-  knownHostsName,
-  parseKnownHosts,
-  type KnownHostEntry,
-} from './ssh-known-hosts.js';
+import { checkHostKey, fingerprintOf, hostKeyAlgorithms, keyTypeOf, knownHostsName, parseKnownHosts, type KnownHostEntry } from './ssh-known-hosts.js';
 import { loadSsh2 } from '../lazy-modules.js';
 import type { NormalizedSshOptions } from './ssh-options.js';
 
@@ -42,9 +34,7 @@ export async function connectSsh(o: NormalizedSshOptions, pin: HostKeyPin, signa
     throw unavailable(error.message, error);
   });
   if (credentials.methods.length === 0) {
-    throw unavailable(
-      'no credentials to offer: pass identityFile, start ssh-agent (SSH_AUTH_SOCK), or create ~/.ssh/id_ed25519',
-    );
+    throw unavailable('no credentials to offer: pass identityFile, start ssh-agent (SSH_AUTH_SOCK), or create ~/.ssh/id_ed25519');
   }
 
   return new Promise<SshClient>((resolve, reject) => {
@@ -62,10 +52,7 @@ export async function connectSsh(o: NormalizedSshOptions, pin: HostKeyPin, signa
       sock.destroy();
       reject(error);
     };
-    const timer = setTimeout(
-      () => finish(unavailable(`no answer within ${o.connectTimeoutMs} ms (connectTimeoutMs)`)),
-      o.connectTimeoutMs,
-    );
+    const timer = setTimeout(() => finish(unavailable(`no answer within ${o.connectTimeoutMs} ms (connectTimeoutMs)`)), o.connectTimeoutMs);
     if (signal) forget = onAbort(signal, () => finish(unavailable('the connection attempt was aborted', signal.reason)));
 
     const sock = netConnect({ host: o.host, port: o.port });

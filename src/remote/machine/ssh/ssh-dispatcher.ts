@@ -34,7 +34,11 @@ export function createSshDispatcher(options: SshDispatcherOptions): Agent {
       else callback(null, socket as Socket);
     };
     const timer = setTimeout(() => {
-      finish(Object.assign(new Error(`Connecting to ${host}:${port} through SSH timed out after ${options.connectTimeoutMs} ms`), { code: 'UND_ERR_CONNECT_TIMEOUT' }));
+      finish(
+        Object.assign(new Error(`Connecting to ${host}:${port} through SSH timed out after ${options.connectTimeoutMs} ms`), {
+          code: 'UND_ERR_CONNECT_TIMEOUT',
+        }),
+      );
     }, options.connectTimeoutMs);
     options.forward(host, port).then(
       (channel) => {

@@ -12,7 +12,6 @@ const WRITE_CHUNK = 32 * 1024;
 
 type Callback = (error: Error | undefined | null) => void;
 
-
 function call(run: (callback: Callback) => void): Promise<Error | undefined> {
   return new Promise((resolve) => run((error) => resolve(error ?? undefined)));
 }
@@ -21,13 +20,7 @@ function exists(sftp: SFTPWrapper, path: string): Promise<boolean> {
   return new Promise((resolve) => sftp.lstat(path, (error) => resolve(!error)));
 }
 
-export async function sftpWriteFile(
-  sftp: SFTPWrapper,
-  identity: string,
-  path: string,
-  data: string,
-  options: WriteFileOptions,
-): Promise<void> {
+export async function sftpWriteFile(sftp: SFTPWrapper, identity: string, path: string, data: string, options: WriteFileOptions): Promise<void> {
   const handle = await new Promise<Buffer>((resolve, reject) => {
     sftp.open(path, options.exclusive ? 'wx' : 'w', { mode: options.mode }, (error, h) => {
       if (!error) return resolve(h);
@@ -77,7 +70,9 @@ export async function sftpUnlink(sftp: SFTPWrapper, identity: string, path: stri
 }
 
 export function sftpReadLink(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
-  return new Promise((resolve, reject) => sftp.readlink(path, (error, target) => (error ? reject(fileError(error, 'read the link', path, identity)) : resolve(target))));
+  return new Promise((resolve, reject) =>
+    sftp.readlink(path, (error, target) => (error ? reject(fileError(error, 'read the link', path, identity)) : resolve(target))),
+  );
 }
 
 export function sftpRealPath(sftp: SFTPWrapper, identity: string, path: string): Promise<string> {
@@ -113,7 +108,9 @@ export function remoteUserId(connection: SshConnection, signal?: AbortSignal): P
     uid = connection.run('id -u', signal).then((result) => {
       const value = Number(result.stdout.toString('utf8').trim());
       if (result.code !== 0 || !Number.isInteger(value)) {
-        throw Object.assign(new Error(`Cannot tell the user id on ${connection.identity}: \`id -u\` answered ${result.code ?? 'no exit code'}`), { code: 'EIO' });
+        throw Object.assign(new Error(`Cannot tell the user id on ${connection.identity}: \`id -u\` answered ${result.code ?? 'no exit code'}`), {
+          code: 'EIO',
+        });
       }
       return value;
     });

@@ -116,6 +116,9 @@ function hashedHostMatches(field: string, name: string): boolean {
 
 function globMatches(pattern: string, name: string): boolean {
   if (!/[*?]/.test(pattern)) return pattern === name;
-  const source = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const source = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${source}$`).test(name);
 }

@@ -103,9 +103,7 @@ export function normalizeSshMachineOptions(options: SshMachineOptions): Normaliz
     identityFile,
     passphrase: o.passphrase,
     agent: agentOption === false ? undefined : agentOption,
-    defaultIdentityFiles: identityFile
-      ? []
-      : DEFAULT_KEY_NAMES.map((name) => join(home, '.ssh', name)).filter((file) => existsSync(file)),
+    defaultIdentityFiles: identityFile ? [] : DEFAULT_KEY_NAMES.map((name) => join(home, '.ssh', name)).filter((file) => existsSync(file)),
     knownHostsFile: path('knownHostsFile', o.knownHostsFile) ?? join(home, '.ssh', 'known_hosts'),
     acceptUnknownHostKey: o.acceptUnknownHostKey ?? false,
     keepaliveIntervalMs: ms('keepaliveIntervalMs', o.keepaliveIntervalMs, 15_000),

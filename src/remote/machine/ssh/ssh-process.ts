@@ -168,10 +168,10 @@ class SshProcess implements MachineProcess {
   #exitRecord(code: number | undefined, signal: string | undefined, spec: SpawnSpec): ProcessExit {
     const failure = code === undefined || this.#execReached ? undefined : STARTUP_FAILURES[code];
     if (!failure) return { code, signal: signal ?? undefined, error: undefined };
-    const error = Object.assign(
-      new Error(`Cannot start ${spec.command} on ${this.#connection.identity} in ${spec.cwd}: ${failure.what}`),
-      { code: failure.code, path: spec.command },
-    );
+    const error = Object.assign(new Error(`Cannot start ${spec.command} on ${this.#connection.identity} in ${spec.cwd}: ${failure.what}`), {
+      code: failure.code,
+      path: spec.command,
+    });
     return { code, signal: undefined, error };
   }
 }

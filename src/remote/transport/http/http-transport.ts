@@ -81,10 +81,10 @@ export function createHttpTransport(options: HttpTransportOptions): StreamableHT
 }
 
 /** Ends the server-side session (bounded) and closes the transport. Never throws. */
-export async function closeHttpTransport(
-  transport: StreamableHTTPClientTransport,
-  timeoutMs = 2000,
-): Promise<void> {
-  await settlesWithin(transport.terminateSession().catch(() => {}), timeoutMs);
+export async function closeHttpTransport(transport: StreamableHTTPClientTransport, timeoutMs = 2000): Promise<void> {
+  await settlesWithin(
+    transport.terminateSession().catch(() => {}),
+    timeoutMs,
+  );
   await transport.close().catch(() => {});
 }

@@ -191,7 +191,10 @@ export class MachineStdioTransport implements Transport, StdioDiagnostics {
     const since = this.#lines.pendingSince;
     if (since === undefined || Date.now() - since < ms) return false;
     const bytes = this.#lines.pendingBytes;
-    this.#fail({ kind: 'read-failed', message: `a line of ${bytes} bytes without a newline has blocked stdout for ${Math.round((Date.now() - since) / 1000)} s` });
+    this.#fail({
+      kind: 'read-failed',
+      message: `a line of ${bytes} bytes without a newline has blocked stdout for ${Math.round((Date.now() - since) / 1000)} s`,
+    });
     return true;
   }
 
