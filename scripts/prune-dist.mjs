@@ -33,4 +33,5 @@ function prune(dir) {
 }
 
 if (existsSync(built)) prune(built);
-if (pruned.length > 0) process.stderr.write(`prune-dist: removed ${pruned.length} stale file(s) of dist/src: ${pruned.slice(0, 5).join(', ')}${pruned.length > 5 ? ', …' : ''}\n`);
+if (pruned.length > 0)
+  process.stderr.write(`prune-dist: removed ${pruned.length} stale file(s) of dist/src: ${pruned.slice(0, 5).join(', ')}${pruned.length > 5 ? ', …' : ''}\n`);

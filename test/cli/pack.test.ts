@@ -29,12 +29,19 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE_PATH') env[key] = value;
   }
-  env['PATH'] = (env['PATH'] ?? '').split(':').filter((dir) => dir !== '' && !dir.startsWith(PROJECT_ROOT)).join(':');
+  env['PATH'] = (env['PATH'] ?? '')
+    .split(':')
+    .filter((dir) => dir !== '' && !dir.startsWith(PROJECT_ROOT))
+    .join(':');
   return { ...env, ...extra };
 }
 
 /** Runs a command (stdin: input, or nothing); a non-zero exit names it and shows the ends of its output. */
-function exec(command: string, args: string[], options: { cwd: string; env: Record<string, string>; timeout?: number; input?: string }): Promise<{ stdout: string; stderr: string }> {
+function exec(
+  command: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string>; timeout?: number; input?: string },
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, timeout: options.timeout ?? 60_000, killSignal: 'SIGKILL' });
     let stdout = '';
@@ -47,7 +54,12 @@ function exec(command: string, args: string[], options: { cwd: string; env: Reco
     child.on('error', reject);
     child.on('close', (code, signal) => {
       if (code === 0) resolve({ stdout, stderr });
-      else reject(new assert.AssertionError({ message: `${command} ${args.join(' ')} in ${options.cwd}: exit ${code ?? signal}\n${stderr.slice(-3000)}\n${stdout.slice(-2000)}` }));
+      else
+        reject(
+          new assert.AssertionError({
+            message: `${command} ${args.join(' ')} in ${options.cwd}: exit ${code ?? signal}\n${stderr.slice(-3000)}\n${stdout.slice(-2000)}`,
+          }),
+        );
     });
   });
 }
@@ -77,23 +89,43 @@ describe('the packed package, installed outside the clone', function () {
     const elsewhere = join(tmp.dir, 'elsewhere');
     for (const dir of [packDir, project, home, elsewhere]) mkdirSync(dir, { recursive: true });
     const cache = (await exec('npm', ['config', 'get', 'cache'], { cwd: PROJECT_ROOT, env: cleanEnv({}) })).stdout.trim();
-    const npmEnv = cleanEnv({ HOME: home, npm_config_cache: cache, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+    const npmEnv = cleanEnv({
+      HOME: home,
+      npm_config_cache: cache,
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    });
 
     // Pack as `npm publish` does (prepack, prepare): build output whose source is gone (a moved file) stays out.
     writeFileSync(planted, 'export const stale = true;\n');
     let started = performance.now();
-    const packed = JSON.parse((await exec('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: PROJECT_ROOT, env: npmEnv, timeout: 120_000 })).stdout) as [
-      { filename: string; size: number; unpackedSize: number; files: { path: string; mode: number }[] },
-    ];
+    const packed = JSON.parse(
+      (await exec('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: PROJECT_ROOT, env: npmEnv, timeout: 120_000 })).stdout,
+    ) as [{ filename: string; size: number; unpackedSize: number; files: { path: string; mode: number }[] }];
     times.push(`pack ${seconds(started)}`);
     const { filename, size, unpackedSize, files } = packed[0];
     const paths = files.map((f) => f.path);
-    for (const needed of ['package.json', 'README.md', 'bin/berry-mcp', 'dist/src/bin.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'typings/berry-mcp.d.ts', 'scripts/build-isolated-vm.mjs']) {
+    for (const needed of [
+      'package.json',
+      'README.md',
+      'bin/berry-mcp',
+      'dist/src/bin.js',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'typings/berry-mcp.d.ts',
+      'scripts/build-isolated-vm.mjs',
+    ]) {
       assert.ok(paths.includes(needed), `the tarball has ${needed}`);
     }
-    const strays = paths.filter((p) => !/^(package\.json|README\.md|bin\/berry-mcp|typings\/|scripts\/build-isolated-vm\.mjs$|dist\/src\/.*\.(js|d\.ts)$)/.test(p));
+    const strays = paths.filter(
+      (p) => !/^(package\.json|README\.md|bin\/berry-mcp|typings\/|scripts\/build-isolated-vm\.mjs$|dist\/src\/.*\.(js|d\.ts)$)/.test(p),
+    );
     assert.deepEqual(strays, [], 'the tarball holds only the package (no tests, sources, source maps)');
-    const sourceless = paths.filter((p) => p.startsWith('dist/src/') && !existsSync(join(PROJECT_ROOT, p.replace(/^dist\//, '').replace(/\.(d\.ts|js)$/, '.ts'))));
+    const sourceless = paths.filter(
+      (p) => p.startsWith('dist/src/') && !existsSync(join(PROJECT_ROOT, p.replace(/^dist\//, '').replace(/\.(d\.ts|js)$/, '.ts'))),
+    );
     assert.deepEqual(sourceless, [], 'every file of dist/src in the tarball is built from a source of src/');
     assert.ok(!existsSync(planted), 'prepack removed the stale build output');
     assert.equal((files.find((f) => f.path === 'bin/berry-mcp')!.mode & 0o111) !== 0, true, 'the launcher is executable');
@@ -114,7 +146,7 @@ describe('the packed package, installed outside the clone', function () {
     times.push(`install ${seconds(started)}`);
     const installed = join(project, 'node_modules');
     assert.ok(!existsSync(join(installed, '@modelcontextprotocol', 'sdk')), 'the v1 SDK (a dev dependency) is not installed');
-    assert.ok(!existsSync(join(installed, 'typescript')) && !existsSync(join(installed, 'mocha')), 'no dev dependency is installed');
+    assert.ok(!existsSync(join(installed, 'mocha')) && !existsSync(join(installed, '@biomejs')), 'no dev dependency is installed');
     assert.doesNotMatch(install.stderr, /install scripts not yet covered/);
     // berry-mcp's postinstall made this Node's isolated-vm load: by the binary handed to it, or by compiling.
     const built = install.stderr.match(/build-isolated-vm: .*/g)?.join('; ');
@@ -179,7 +211,10 @@ describe('the packed package, installed outside the clone', function () {
         'finally { await host.close(); }',
       ].join('\n'),
     );
-    const used = JSON.parse((await exec(process.execPath, ['--no-node-snapshot', join(project, 'use.js'), config], { cwd: elsewhere, env })).stdout) as { version: string; result: unknown };
+    const used = JSON.parse((await exec(process.execPath, ['--no-node-snapshot', join(project, 'use.js'), config], { cwd: elsewhere, env })).stdout) as {
+      version: string;
+      result: unknown;
+    };
     assert.equal(used.version, JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')).version);
     assert.equal(used.result, 42);
 
@@ -205,9 +240,23 @@ describe('the packed package, installed outside the clone', function () {
         'await tools.mcp_nothing({});',
       ].join('\n'),
     );
-    const compilerOptions = { target: 'es2022', module: 'preserve', moduleDetection: 'force', lib: ['es2023'], types: [], allowJs: true, checkJs: true, strict: true, noEmit: true, skipLibCheck: true };
+    const compilerOptions = {
+      target: 'es2022',
+      module: 'preserve',
+      moduleDetection: 'force',
+      lib: ['es2023'],
+      types: [],
+      allowJs: true,
+      checkJs: true,
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    };
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['check.ts', 'script.js'] }));
-    await exec(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(project, 'tsconfig.json')], { cwd: elsewhere, env });
+    await exec(process.execPath, [join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(project, 'tsconfig.json')], {
+      cwd: elsewhere,
+      env,
+    });
 
     console.log(`      tarball ${(size / 1024).toFixed(0)} kB (${(unpackedSize / 1024).toFixed(0)} kB unpacked, ${files.length} files); ${times.join(', ')}`);
     if (built !== undefined) console.log(`      ${built}`);
