@@ -1,5 +1,5 @@
 import type { CommandHandler } from './context.js';
-import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SERVE_WORKERS, type NumberRule } from './args/number-flags.js';
+import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SEARCH_LIMIT, SERVE_WORKERS, type NumberRule } from './args/number-flags.js';
 import { HOST_OPTIONS, type OptionName } from './args/options.js';
 
 export interface CommandSpec {
@@ -47,6 +47,17 @@ export const COMMANDS = {
     arity: [1, 2],
     options: [...HOST_OPTIONS, 'schemas', 'help'],
     load: async () => (await import('./commands/describe-command.js')).describeCommand,
+  },
+  search: {
+    usage: 'search QUERY [--server NAME] [--limit N]',
+    summary: 'the tools that best match QUERY, across servers',
+    details:
+      "Ranks every configured server's tools (or one server's) by their names, titles, descriptions and\nargument names, and prints the best first with their call signatures. Answers from saved catalogs\nwithout starting those servers; a server that fails is left out. QUERY may be several words.\n  berry-mcp search 'write file'\n  berry-mcp search entity --server memory --limit 3",
+    arity: [1, 1],
+    arityError: (positionals) => `"search" takes one QUERY (quote several words), got ${positionals.length} arguments`,
+    options: [...HOST_OPTIONS, 'server', 'limit', 'help'],
+    numbers: { limit: SEARCH_LIMIT },
+    load: async () => (await import('./commands/search-command.js')).searchCommand,
   },
   call: {
     usage: 'call SERVER TOOL [JSON | key=value ...]',

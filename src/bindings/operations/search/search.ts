@@ -1,0 +1,69 @@
+/**
+ * `mcp_search`: the tools that best match a query, across every configured server (or one), best
+ * first, each with its call signature as `mcp_describe({ server })` gives it. Answered from the
+ * catalogs `mcp_list` would use (live, else saved, else the server started), through an index the
+ * host keeps warm between searches. Tools a filter or MCP Apps hides are never indexed; servers
+ * that fail are left out (unless the search names one: then its error is the answer).
+ */
+import type { OperationOptions, SearchHit, SearchResult } from '../../contract.js';
+import { summarize } from '../../catalog/summarize.js';
+import { toolSignature } from '../../catalog/describe-format.js';
+import { gateOf } from '../../server-text/gate.js';
+import { validateSearchRequest } from '../arguments/validate-request.js';
+import type { OperationContext } from '../context.js';
+import { indexServer, type SearchedServer, type SearchState } from './catalog-source.js';
+import { ToolIndex, type IndexedTool } from './tool-index.js';
+
+/** A title as returned: one line, this long at most (a description is cut by summarize). */
+const MAX_TITLE_CHARS = 160;
+
+/** Each host's index, made by its first search and kept while the host lives (a host lends one context for its life). */
+const states = new WeakMap<OperationContext, SearchState>();
+
+export function search(context: OperationContext, request: unknown, options: OperationOptions): Promise<SearchResult> {
+  const { query, server, limit } = validateSearchRequest(request);
+  const { signal } = options;
+  return context.operation(signal, async () => {
+    const prepared = await context.prepare(signal);
+    // An unknown, disabled or misconfigured server named by the search is its error.
+    if (server !== undefined) context.resolve(prepared, server);
+    const state = stateOf(context);
+    const configured = new Set(prepared.loaded.servers.map((slot) => slot.name));
+    for (const name of state.index.servers()) if (!configured.has(name)) state.index.drop(name);
+    const searched: SearchedServer[] = [];
+    for (const slot of prepared.loaded.servers) {
+      if (slot.status === 'ok' && (server === undefined || slot.name === server)) searched.push(slot);
+    }
+    const gate = gateOf(prepared.loaded.servers);
+    const answered = await Promise.all(searched.map((s) => indexServer(context, prepared, s, state, gate, signal, server !== undefined)));
+    const among = new Set(searched.filter((_, i) => answered[i]).map((s) => s.name));
+    const found = state.index.search(query, among, limit);
+    return { tools: await Promise.all(found.map(hitOf)) };
+  });
+}
+
+function stateOf(context: OperationContext): SearchState {
+  let state = states.get(context);
+  if (state === undefined) states.set(context, (state = { index: new ToolIndex(), saved: new Map() }));
+  return state;
+}
+
+async function hitOf({ server, tool }: IndexedTool): Promise<SearchHit> {
+  const title = oneLine(textOf(tool.title) ?? '').slice(0, MAX_TITLE_CHARS);
+  return {
+    server,
+    name: tool.name,
+    ...(title === '' ? {} : { title }),
+    description: oneLine(summarize(textOf(tool.description) ?? textOf(tool.title))),
+    signature: await toolSignature(tool),
+  };
+}
+
+/** Control characters and line breaks of a server's text become spaces: a hit is one line per field. */
+function oneLine(text: string): string {
+  return text.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ').trim();
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
