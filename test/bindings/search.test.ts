@@ -38,7 +38,10 @@ describe('mcp_search on the host', function () {
       assert.equal(names(await t.host.search({ query: 'write file' }))[0], 'files/write_file');
       const entity = names(await t.host.search({ query: 'entity', limit: 5 }));
       assert.ok(entity.includes('memory/create_entities'), entity.join(', '));
-      assert.ok(entity.every((name) => name.startsWith('memory/')), entity.join(', '));
+      assert.ok(
+        entity.every((name) => name.startsWith('memory/')),
+        entity.join(', '),
+      );
       assert.ok(names(await t.host.search({ query: 'add numbers', limit: 3 })).includes('everything/get-sum'));
       assert.deepEqual(names(await t.host.search({ query: 'add numbers', server: 'everything', limit: 1 })), ['everything/get-sum']);
       assert.equal(names(await t.host.search({ query: 'createEntities' }))[0], 'memory/create_entities');

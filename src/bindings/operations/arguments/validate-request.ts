@@ -168,7 +168,8 @@ export function validateSearchRequest(value: unknown): Required<Omit<SearchReque
     throw invalid(operation, `"query" is ${query.length} characters, over the limit of ${MAX_SEARCH_QUERY_CHARS}: search with a few words.`);
   }
   const server = optionalString(operation, request, 'server');
-  const limit = request['limit'] ?? DEFAULT_SEARCH_LIMIT;
+  // Not `??`: a script's NaN crosses as null, and must not become the default.
+  const limit = request['limit'] === undefined ? DEFAULT_SEARCH_LIMIT : request['limit'];
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
     const got = typeof limit === 'number' ? String(limit) : describeType(limit);
     throw invalid(operation, `"limit" must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, got ${got}.`);

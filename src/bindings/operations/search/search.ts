@@ -12,7 +12,7 @@ import { gateOf } from '../../server-text/gate.js';
 import { validateSearchRequest } from '../arguments/validate-request.js';
 import type { OperationContext } from '../context.js';
 import { indexServer, type SearchedServer, type SearchState } from './catalog-source.js';
-import { ToolIndex, type IndexedTool } from './tool-index.js';
+import type { IndexedTool } from './tool-index.js';
 
 /** A title as returned: one line, this long at most (a description is cut by summarize). */
 const MAX_TITLE_CHARS = 160;
@@ -27,7 +27,7 @@ export function search(context: OperationContext, request: unknown, options: Ope
     const prepared = await context.prepare(signal);
     // An unknown, disabled or misconfigured server named by the search is its error.
     if (server !== undefined) context.resolve(prepared, server);
-    const state = stateOf(context);
+    const state = await stateOf(context);
     const configured = new Set(prepared.loaded.servers.map((slot) => slot.name));
     for (const name of state.index.servers()) if (!configured.has(name)) state.index.drop(name);
     const searched: SearchedServer[] = [];
@@ -42,9 +42,14 @@ export function search(context: OperationContext, request: unknown, options: Ope
   });
 }
 
-function stateOf(context: OperationContext): SearchState {
+// minisearch is loaded by the first search: a host that never searches (a run of `text(1)`) does not pay for it.
+async function stateOf(context: OperationContext): Promise<SearchState> {
   let state = states.get(context);
-  if (state === undefined) states.set(context, (state = { index: new ToolIndex(), saved: new Map() }));
+  if (state === undefined) {
+    const { ToolIndex } = await import('./tool-index.js');
+    state = states.get(context) ?? { index: new ToolIndex(), saved: new Map() };
+    states.set(context, state);
+  }
   return state;
 }
 
