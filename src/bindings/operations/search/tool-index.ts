@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import MiniSearch from 'minisearch';
+import MiniSearch, { type SearchResult } from 'minisearch';
 import type { ToolFilter, ValueRedactor } from '../../../config/index.js';
 import { applyToolFilter } from '../tool-filter.js';
 import { processTerm, tokenize } from './search-terms.js';
@@ -114,7 +114,10 @@ export class ToolIndex {
   /** The best `limit` tools for `query` among the tools of `among`, best first. */
   search(query: string, among: ReadonlySet<string>, limit: number): IndexedTool[] {
     const found: IndexedTool[] = [];
-    const results = this.#search.search(query, { filter: (result) => among.has(this.#tools.get(result.id as number)?.server ?? '') });
+    // No filter when every indexed server is searched: one lookup less per matching tool.
+    const everyPart = [...this.#parts.keys()].every((server) => among.has(server));
+    const filter = everyPart ? undefined : (result: SearchResult) => among.has(this.#tools.get(result.id as number)?.server ?? '');
+    const results = this.#search.search(query, filter ? { filter } : {});
     for (const result of results) {
       const tool = this.#tools.get(result.id as number);
       if (tool) found.push(tool);
