@@ -196,6 +196,31 @@ describe('adversarial: mcp_search', function () {
     assert.deepEqual(hits(await host.search({ query: 'planted no_schema tool', server: 'planted', limit: 50 })), ['planted/planted_ok']);
   });
 
+  it('no false refusal: queries a model writes are answered, whatever their punctuation, script or length up to the cap', async () => {
+    const queries = [
+      'How do I write a file?',
+      'write_file',
+      'get-sum',
+      'createEntities',
+      'tool: search (files)',
+      '"create invoice" OR delete',
+      'résumé parser',
+      '列出文件',
+      'C++ / C# compiler',
+      'list\tdirectory\ncontents',
+      '   padded query   ',
+      `${'invoice '.repeat(37)}paid`,
+    ];
+    assert.equal(queries.at(-1)!.length, 300);
+    for (const query of queries) {
+      for (const request of [{ query }, { query, limit: 1 }, { query, limit: 50 }, { query, server: 'big', limit: 50 }]) {
+        const result = await t.host.search(request);
+        assert.ok(Array.isArray(result.tools) && result.tools.length <= (request.limit ?? 10), JSON.stringify(request));
+      }
+    }
+    assert.equal(hits(await t.host.search({ query: 'How do I create an invoice?', server: 'big' }))[0]?.endsWith('_create_invoice'), true);
+  });
+
   it('a server with 5,000 tools: found by name and by words, warm searches fast', async () => {
     assert.equal(hits(await t.host.search({ query: 'billing_create_invoice', server: 'big' }))[0], 'big/billing_create_invoice');
     const found = (await t.host.search({ query: 'approve payment logistics', limit: 5 })).tools;
