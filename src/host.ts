@@ -79,7 +79,7 @@ class BerryHost extends MachineHost implements Host {
           }),
         mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
         mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
-        mcp_search: (args, context) => this.search(args as never, { signal: context.signal }),
+        mcp_search: (args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
       },
     };
     const running = execute ? execute(code, options) : runScript(code, options, this.#warm);

@@ -7,7 +7,7 @@ import type { LogEvent, SearchResult, ServerDescription } from '../../src/bindin
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
 import { faultEntry } from '../support/fixture-servers.js';
-import { everythingPath, filesystemPath, memoryPath } from '../support/paths.js';
+import { everythingPath, filesystemPath, memoryPath, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 import { writeConfig } from '../support/write-config.js';
 
@@ -119,6 +119,22 @@ describe('mcp_search on the host', function () {
     });
   });
 
+  describe('learned result types', () => {
+    const t = useTestHost({ typed: { command: process.execPath, args: [typedServerPath] } });
+
+    it("shows what calls taught of a tool's results, as describe does, and only the caller's own learning", async () => {
+      const signature = async (client?: object): Promise<string | undefined> =>
+        (await t.host.search({ query: 'read_graph', server: 'typed', limit: 1 }, client ? { client } : {})).tools[0]?.signature;
+      assert.equal(await signature(), '({ page?: number })');
+      for (const page of [1, 2]) await t.host.call({ server: 'typed', tool: 'read_graph', arguments: { page } });
+      const line = ((await t.host.describe({ server: 'typed' })) as ServerDescription).tools['read_graph']!;
+      assert.match(line, /returns \(observed over 2 calls\)/);
+      const learned = await signature();
+      assert.ok(learned && line.startsWith(`${learned} — `), `${line}\n${learned}`);
+      assert.equal(await signature({}), '({ page?: number })', "another client's search does not see the host's learning");
+    });
+  });
+
   describe('catalogs', () => {
     const t = useTestHost((dir) => ({
       everything: { command: process.execPath, args: [everythingPath] },
@@ -149,12 +165,14 @@ describe('mcp_search on the host', function () {
     it('answers from saved catalogs without starting their servers', async () => {
       const savedCatalogs = { dir: join(t.dir, 'catalogs') };
       const configPath = writeConfig(t.dir, referenceServers(t.dir));
-      const first = createHost({ cwd: t.dir, configPath, savedCatalogs });
+      const started: LogEvent[] = [];
+      const first = createHost({ cwd: t.dir, configPath, savedCatalogs, onLog: (event) => started.push(event) });
       try {
         assert.equal(names(await first.search({ query: 'write file' }))[0], 'files/write_file');
       } finally {
         await first.close();
       }
+      assert.equal(started.filter((event) => event.kind === 'spawned').length, 3, 'the first host started the servers');
       const events: LogEvent[] = [];
       const second = createHost({ cwd: t.dir, configPath, savedCatalogs, onLog: (event) => events.push(event) });
       try {

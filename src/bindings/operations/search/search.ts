@@ -8,7 +8,8 @@
 import type { OperationOptions, SearchHit, SearchResult } from '../../contract.js';
 import { summarize } from '../../catalog/summarize.js';
 import { toolSignature } from '../../catalog/describe-format.js';
-import { gateOf } from '../../server-text/gate.js';
+import type { Observation, ObservedTools } from '../../catalog/observed-types/observation.js';
+import { gateOf, type ServerTextGate } from '../../server-text/gate.js';
 import { validateSearchRequest } from '../arguments/validate-request.js';
 import type { OperationContext } from '../context.js';
 import { indexServer, type SearchedServer, type SearchState } from './catalog-source.js';
@@ -38,7 +39,8 @@ export function search(context: OperationContext, request: unknown, options: Ope
     const answered = await Promise.all(searched.map((s) => indexServer(context, prepared, s, state, gate, signal, server !== undefined)));
     const among = new Set(searched.filter((_, i) => answered[i]).map((s) => s.name));
     const found = state.index.search(query, among, limit);
-    return { tools: await Promise.all(found.map(hitOf)) };
+    const learned = await learnedTypes(context, options.client, searched, found, state, gate, signal);
+    return { tools: await Promise.all(found.map((hit) => hitOf(hit, learned.get(hit.server)?.get(hit.tool.name)))) };
   });
 }
 
@@ -53,14 +55,41 @@ async function stateOf(context: OperationContext): Promise<SearchState> {
   return state;
 }
 
-async function hitOf({ server, tool }: IndexedTool): Promise<SearchHit> {
+/**
+ * What was learned of the found tools' results (as describe shows it: `returns (observed over N
+ * calls) …`), per server that has a hit; only what `client`'s own calls taught, as in describe.
+ */
+async function learnedTypes(
+  context: OperationContext,
+  client: object | undefined,
+  searched: readonly SearchedServer[],
+  found: readonly IndexedTool[],
+  state: SearchState,
+  gate: ServerTextGate,
+  signal: AbortSignal | undefined,
+): Promise<Map<string, ObservedTools>> {
+  const observed = context.observed.for(client);
+  const learned = new Map<string, ObservedTools>();
+  const servers = new Set(found.map((hit) => hit.server));
+  await Promise.all(
+    searched
+      .filter((server) => servers.has(server.name))
+      .map(async ({ name, config }) => {
+        const listing = state.index.listingOf(name);
+        if (listing) learned.set(name, await observed.view(config.fingerprint, name, listing, gate, signal));
+      }),
+  );
+  return learned;
+}
+
+async function hitOf({ server, tool }: IndexedTool, learned: Observation | undefined): Promise<SearchHit> {
   const title = oneLine(textOf(tool.title) ?? '').slice(0, MAX_TITLE_CHARS);
   return {
     server,
     name: tool.name,
     ...(title === '' ? {} : { title }),
     description: oneLine(summarize(textOf(tool.description) ?? textOf(tool.title))),
-    signature: await toolSignature(tool),
+    signature: await toolSignature(tool, learned),
   };
 }
 

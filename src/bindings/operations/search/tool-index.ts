@@ -106,6 +106,11 @@ export class ToolIndex {
     this.#parts.delete(server);
   }
 
+  /** The listing `server`'s part was built from, as the server gave it (for what was learned of its tools). */
+  listingOf(server: string): readonly Tool[] | undefined {
+    return this.#parts.get(server)?.listing;
+  }
+
   /** The servers that have a part now. */
   servers(): string[] {
     return [...this.#parts.keys()];
