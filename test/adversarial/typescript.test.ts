@@ -105,10 +105,10 @@ describe('adversarial: TypeScript stripping', function () {
     const record = await run(hidden);
     assert.equal(record.result, 'string', JSON.stringify(record.error));
     assert.deepEqual(record.outputs, []);
-    const escape = await run('}) as any; text("evil"); ((): any => {');
-    assert.equal(escape.ok, false);
-    assert.deepEqual(escape.outputs, []);
-    assert.match(escape.error?.message ?? '', /closes its own function early/);
+    const closed = await run('}) as any; text("evil"); ((): any => {');
+    assert.equal(closed.ok, false);
+    assert.deepEqual(closed.outputs, []);
+    assert.match(closed.error?.message ?? '', /closes its own function early/);
     const afterReturn = await run('return 1 as number;\n})\n; text("evil"); ((x: any) => {');
     assert.equal(afterReturn.ok, false);
     assert.deepEqual(afterReturn.outputs, []);
