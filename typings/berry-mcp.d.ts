@@ -141,6 +141,17 @@ declare namespace BerryMcp {
     _meta?: Meta;
   }
 
+  /** What `image()` takes: an image block as `mcp_call` returns it, or written by hand without `type`. */
+  interface ImageInput {
+    type?: 'image';
+    /** Base64-encoded image data. */
+    data: string;
+    /** For example `image/png`. */
+    mimeType: string;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
   interface AudioContent {
     type: 'audio';
     /** Base64-encoded audio data. */
@@ -547,8 +558,11 @@ declare const tools: BerryMcp.Tools;
 /** Append a text output to the run: strings as they are, other values as JSON. */
 declare function text(value: unknown): void;
 
-/** Append an image output to the run: an MCP image block, for example from a tool result. Throws on a bad block. */
-declare function image(block: BerryMcp.ImageContent): void;
+/**
+ * Append an image output to the run: an MCP image block as `mcp_call` returns it, or
+ * `{ data, mimeType }` (`type: "image"` may be left out). Throws on a bad block.
+ */
+declare function image(block: BerryMcp.ImageInput): void;
 
 /** The script's log (collected in the run record, not an output). */
 interface Console {

@@ -78,13 +78,14 @@ console.table([]);
 // @expect TS2304|TS2584 document
 document.title = 'x';
 
-// image() takes image blocks only.
+// image() takes image blocks only; their type may be left out.
+image({ data: 'iVBORw0KGgo=', mimeType: 'image/png' });
 // @expect TS2322 "\"text\"" "\"image\""
 image({ type: 'text', text: 'not an image' });
 for (const block of result.content) {
   // @expect TS2367 video
   if (block.type === 'video') text('no such block');
-  // @expect TS2345 TextContent ImageContent
+  // @expect TS2345 TextContent ImageInput
   image(block);
 }
 // @expect TS2554
