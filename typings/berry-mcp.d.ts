@@ -1,10 +1,12 @@
 /**
  * berry-mcp script API: the globals a berry-mcp script sees.
  *
- * A script is the body of an async function: top-level `await` works, MCP servers are reached
- * through `tools.mcp_list`, `tools.mcp_describe`, `tools.mcp_call`, `tools.mcp_read` and
- * `tools.mcp_prompt`, and outputs are appended
- * with `text()` and `image()`. There is no Node and no DOM in the sandbox.
+ * A script is the body of an async function, in JavaScript or TypeScript (its types are stripped;
+ * enums, namespaces with values and parameter properties are refused): top-level `await` works,
+ * MCP servers are reached through `tools.mcp_search`, `tools.mcp_list`, `tools.mcp_describe`,
+ * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt`, outputs are appended with `text()`
+ * and `image()`, and `store()`/`load()` keep values for later runs. There is no Node and no DOM
+ * in the sandbox.
  *
  * Use it from a script file with
  *
@@ -284,6 +286,31 @@ declare namespace BerryMcp {
     _meta?: Meta;
   };
 
+  interface SearchRequest {
+    /** What the tool should do, in words; matched against tool names, titles, descriptions and argument names. */
+    readonly query: string;
+    /** Search this server's tools only. */
+    readonly server?: string;
+    /** How many tools at most, best first: 10 by default, at most 50. */
+    readonly limit?: number;
+  }
+
+  /** One tool found by `mcp_search`. */
+  interface SearchHit {
+    readonly server: string;
+    readonly name: string;
+    readonly title?: string;
+    /** The first line of the tool's description. */
+    readonly description: string;
+    /** Its TypeScript call signature, `(args) => result`, as `mcp_describe({ server })` gives it. */
+    readonly signature: string;
+  }
+
+  /** `mcp_search`'s answer: the best-matching tools, best first. */
+  interface SearchResult {
+    readonly tools: readonly SearchHit[];
+  }
+
   interface ToolSummary {
     readonly name: string;
     /** First sentence of the description, at most 160 characters. */
@@ -549,6 +576,17 @@ declare namespace BerryMcp {
      * const p = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Paris" } });
      */
     mcp_prompt<S extends ServerName, P extends PromptName<S>>(request: PromptRequestFor<S, P>): Promise<PromptResult>;
+
+    /**
+     * Find tools by what they do, across the configured servers (or one): the best matches first,
+     * each with its server, name, one-line description and TypeScript signature. Answers from the
+     * catalogs berry-mcp has, live or saved, without starting a server that has a saved one.
+     *
+     * @example
+     * const { tools: found } = await tools.mcp_search({ query: "read a file", limit: 3 });
+     * for (const t of found) text(`${t.server}/${t.name}${t.signature}`);
+     */
+    mcp_search<S extends ServerName>(request: { readonly query: string; readonly server?: S; readonly limit?: number }): Promise<SearchResult>;
   }
 }
 
@@ -563,6 +601,19 @@ declare function text(value: unknown): void;
  * `{ data, mimeType }` (`type: "image"` may be left out). Throws on a bad block.
  */
 declare function image(block: BerryMcp.ImageInput): void;
+
+/**
+ * Keep a JSON value under `key` for the later runs of the same conversation (the state the
+ * embedder passes to `host.run`; in `serve`, the session or the state id a run's result carries).
+ * The value is copied as JSON when stored; `store(key, undefined)` deletes the key. Sizes are
+ * bounded, per value and in all: past them `store` throws (`SCRIPT_STATE_LIMIT`).
+ *
+ * @example store("files", list); // and in a later run: const list = load("files") as string[];
+ */
+declare function store(key: string, value: unknown): void;
+
+/** The value `store` kept under `key` in this run or an earlier one of the conversation (a JSON copy), or `undefined`. */
+declare function load(key: string): unknown;
 
 /** The script's log (collected in the run record, not an output). */
 interface Console {

@@ -1,6 +1,6 @@
 /**
  * The script-facing contract of the operations: what `tools.mcp_list`, `tools.mcp_describe`,
- * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt` take and return. `typings/berry-mcp.d.ts` declares the same names for
+ * `tools.mcp_call`, `tools.mcp_read`, `tools.mcp_prompt` and `tools.mcp_search` take and return. `typings/berry-mcp.d.ts` declares the same names for
  * editors; test/typings checks that the two stay in step.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
@@ -46,6 +46,31 @@ export interface PromptRequest {
 
 /** `prompts/get`'s result: `description?` and `messages` (`role` + content block). */
 export type PromptResult = GetPromptResult;
+
+export interface SearchRequest {
+  /** What the tool should do, in words; matched against tool names, titles, descriptions and argument names. */
+  readonly query: string;
+  /** Search this server's tools only. */
+  readonly server?: string;
+  /** How many tools at most, best first: 10 by default, at most 50. */
+  readonly limit?: number;
+}
+
+/** One tool found by `mcp_search`. */
+export interface SearchHit {
+  readonly server: string;
+  readonly name: string;
+  readonly title?: string;
+  /** The first line of the tool's description. */
+  readonly description: string;
+  /** Its TypeScript call signature, `(args) => result`, as `mcp_describe({ server })` gives it. */
+  readonly signature: string;
+}
+
+/** `mcp_search`'s answer: the best-matching tools, best first. */
+export interface SearchResult {
+  readonly tools: readonly SearchHit[];
+}
 
 export interface ToolSummary {
   readonly name: string;

@@ -66,6 +66,18 @@ try {
   // @expect TS2367 MCP_TIMEOUTT
   if (code === 'MCP_TIMEOUTT') console.error('never');
 }
+const found = await tools.mcp_search({ query: 'read a file', server: 'docs', limit: 3 });
+for (const hit of found.tools) text(`${hit.server}/${hit.name}${hit.signature} — ${hit.description} ${hit.title ?? ''}`);
+const searched: BerryMcp.SearchResult = await tools.mcp_search({ query: 'anything' });
+text(searched.tools.length);
+// @expect TS2345 query
+await tools.mcp_search({ server: 'docs' });
+store('seen', found.tools.length);
+store('seen', undefined);
+const seen = load('seen') as number | undefined;
+text(seen ?? 0);
+// @expect TS2554
+store('only a key');
 console.log('log');
 console.info('info');
 console.debug('debug');
