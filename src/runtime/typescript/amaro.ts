@@ -14,7 +14,7 @@ export interface SwcError {
   readonly startColumn: number;
 }
 
-export type AmaroAnswer = { readonly code: string } | { readonly refused: SwcError } | { readonly crashed: string };
+export type AmaroAnswer = { readonly code: string } | { readonly refused: SwcError } | { readonly crashed: string } | { readonly unavailable: string };
 
 interface Amaro {
   transformSync(code: string, options: { readonly mode: 'strip-only' }): { readonly code: string };
@@ -31,13 +31,18 @@ let instance: Amaro | undefined;
  * the instance: the next call loads a fresh one.
  */
 export function stripWithAmaro(code: string): AmaroAnswer {
-  const amaro = load();
+  let amaro: Amaro;
+  try {
+    amaro = load();
+  } catch (error) {
+    return { unavailable: messageOf(error) };
+  }
   try {
     return { code: amaro.transformSync(code, { mode: 'strip-only' }).code };
   } catch (error) {
     if (isSwcError(error)) return { refused: error };
     drop();
-    return { crashed: error instanceof Error ? `${error.name}: ${error.message}` : String(error) };
+    return { crashed: messageOf(error) };
   } finally {
     if (code.length > LARGE_INPUT_CHARS) drop();
   }
@@ -70,4 +75,9 @@ function isSwcError(error: unknown): error is SwcError {
     typeof e.startLine === 'number' &&
     typeof e.startColumn === 'number'
   );
+}
+
+function messageOf(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.split('\n', 1)[0]!.slice(0, 300);
 }

@@ -35,6 +35,12 @@ export function stripTypes(code: string): StripResult {
   const twin = asciiTwin(code);
   const wrapped = PREFIX + twin + SUFFIX;
   const answer = stripWithAmaro(wrapped);
+  if ('unavailable' in answer) {
+    return {
+      kind: 'unsupported',
+      message: `TypeScript needs the amaro package, which does not load here (${answer.unavailable}): reinstall berry-mcp, or send JavaScript`,
+    };
+  }
   if ('crashed' in answer) {
     return { kind: 'unsupported', message: `the TypeScript type stripper gave up on this script (${answer.crashed}): is it nested too deeply?` };
   }
