@@ -87,6 +87,12 @@ describe('runScript: TypeScript', () => {
     const later = 'const a: Array<number> = [];\n\n\tconst é: string = "é"; let b = ;';
     const three = await run(later);
     assert.deepEqual({ line: three.error?.line, column: three.error?.column }, { line: 3, column: later.split('\n')[2]!.lastIndexOf(';') + 1 });
+    // V8 stops at the first annotation (and says "Missing initializer" at the name): amaro read further, so its error is the one.
+    const issueExample = await run('const r: any = ;');
+    assert.deepEqual(
+      { message: issueExample.error?.message, line: issueExample.error?.line, column: issueExample.error?.column },
+      { message: 'Expression expected', line: 1, column: 16 },
+    );
     const open = await run('const a: number = 1;\nif (a) {\n  text(a);\n');
     assert.equal(open.error?.message, 'unexpected end of script: `{` opened at line 2 is not closed');
   });
