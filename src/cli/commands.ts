@@ -96,7 +96,7 @@ export const COMMANDS = {
     usage: 'run FILE|-',
     summary: 'run a script in the sandbox (stdin when -)',
     details:
-      'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, tools.mcp_read, tools.mcp_prompt, tools.mcp_search, text(),\nimage() and console. text() and logs print as they happen; each call in flight shows its own progress line on\na terminal. The return value prints last.',
+      'Runs FILE (or stdin with -), JavaScript or TypeScript, as the body of an async function, with\ntools.mcp_search, tools.mcp_list, tools.mcp_describe, tools.mcp_call, tools.mcp_read,\ntools.mcp_prompt, text(), image(), store(), load() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
     arity: [1, 1],
     options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
     numbers: { timeout: RUN_TIMEOUT, memory: RUN_MEMORY },
