@@ -56,7 +56,7 @@ export async function toolSignature(tool: Tool, observed?: Observation): Promise
   const args = await typeText(tool.inputSchema, 'Arguments', false);
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', false);
   const returns = output === undefined && observed !== undefined ? ` returns ${observedText(observed)}` : '';
-  return `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})` + (output === undefined ? returns : ` => ${output}`);
+  return `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})${output === undefined ? returns : ` => ${output}`}`;
 }
 
 export function taskSupportOf(tool: Tool): TaskSupport | undefined {
