@@ -81,9 +81,11 @@ declare namespace BerryMcp {
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
     | 'SCRIPT_SETUP_FAILED'
+    | 'SCRIPT_STATE_LIMIT'
     | 'SERVE_QUEUE_FULL'
     | 'SERVE_SESSION_LIMIT'
     | 'SERVE_STREAM_LIMIT'
+    | 'SERVE_STATE_UNKNOWN'
     | 'SERVE_WORKER_FAILED';
 
   /**
