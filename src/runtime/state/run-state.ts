@@ -189,7 +189,11 @@ export class StateValues implements RunState {
   /** A state rebuilt from a snapshot, every entry checked again, recording its changes from now on (takeChanges). */
   static fromSnapshot(snapshot: StateSnapshot): StateValues {
     const state = new StateValues(snapshot.limits);
-    for (const [key, json] of snapshot.entries) state.setText(key, json);
+    // Checked when each was stored: only counted here (a worker's copy of serve's own state).
+    for (const [key, json] of snapshot.entries) {
+      state.#values.set(key, json);
+      state.#bytes += Buffer.byteLength(key, 'utf8') + Buffer.byteLength(json, 'utf8');
+    }
     state.#changes = new Map();
     return state;
   }
