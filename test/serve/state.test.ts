@@ -114,7 +114,10 @@ describe('berry-mcp serve: store and load between runs', function () {
     const serve = await startHttp(['--workers', '1']);
     const alice = await modernHttp(serve.url, ALICE);
     const bob = await modernHttp(serve.url, BOB);
-    closers.push(() => alice.close(), () => bob.close());
+    closers.push(
+      () => alice.close(),
+      () => bob.close(),
+    );
     const made = await runWith(alice, `store('secret', 'alice only'); return 'kept'`);
     assert.equal(made.result, 'kept');
     // Another client of the same holder (its 2026 requests are one client) may use it.
