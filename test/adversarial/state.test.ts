@@ -91,7 +91,7 @@ describe('attacks on store, load and serve’s states', function () {
 
   it('the store caps bytes as well as states: big states evict the holder’s own oldest, and the whole store stays within its bytes', async () => {
     const store = new MemoryStateStore({ maxStates: 100, maxBytes: 10_000_000, maxStatesPerOwner: 50, maxBytesPerOwner: 5_000_000 });
-    after(() => store.close());
+    closers.push(async () => store.close());
     const big = (): StateValues => {
       const state = new StateValues();
       state.set('v', 'x'.repeat(1_000_000));
