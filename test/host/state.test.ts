@@ -47,6 +47,30 @@ describe('host.run: store and load with the embedder’s state', function () {
     assert.deepEqual((await t.host.run(`return [load('plan'), load('done')]`, { state: restored })).result, [['read', 'write'], null]);
   });
 
+  it('no false refusal: what real scripts keep is stored and loaded unchanged', async () => {
+    const state = createRunState();
+    const record = await t.host.run(
+      `const image = await tools.mcp_call({ server: 'docs', tool: 'get-tiny-image', arguments: {} });
+       const sum = await tools.mcp_call({ server: 'docs', tool: 'get-sum', arguments: { a: 2, b: 40 } });
+       const listed = await tools.mcp_list({});
+       class Point { constructor(x, y) { this.x = x; this.y = y; } }
+       const bare = Object.create(null); bare.k = 'v';
+       const values = {
+         image, sum, listed, point: new Point(1, 2), bare, when: { at: new Date(0) },
+         text: 'naïve 🍣 \u2028 "quoted" \\ back', numbers: [-0, 1e308, 5e-324, -1, 0.1], empty: {}, list: [],
+         nested: { a: [{ b: [{ c: null }] }] }, edge: 'x'.repeat(1_048_574),
+       };
+       for (const [key, value] of Object.entries(values)) store(key, value);
+       store('', 'empty key'); store(' spaced key ✓', true); store('k'.repeat(256), 'longest key');
+       const same = Object.keys(values).every((key) => JSON.stringify(load(key)) === JSON.stringify(values[key]));
+       return [same, load(''), load(' spaced key ✓'), load('k'.repeat(256)), load('image').content.some((b) => b.type === 'image' && b.data.length > 100)];`,
+      { state },
+    );
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    assert.deepEqual(record.result, [true, 'empty key', true, 'longest key', true]);
+    assert.equal(state.size, 15);
+  });
+
   it('a run past the state’s bound fails with SCRIPT_STATE_LIMIT and keeps the state as it was', async () => {
     const state = createRunState({ maxTotalBytes: 10_000 });
     const record = await t.host.run(`store('a', 'x'.repeat(6000)); store('b', 'y'.repeat(6000));`, { state });
