@@ -39,7 +39,7 @@ export interface HostOptions extends McpHostOptions {
 }
 
 export interface Host extends McpHost {
-  /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt), `text`, `image` and `console`. */
+  /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt, search), `text`, `image` and `console`. */
   run(code: string, options?: RunOptions): Promise<RunRecord>;
 }
 
@@ -79,6 +79,7 @@ class BerryHost extends MachineHost implements Host {
           }),
         mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
         mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
+        mcp_search: (args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
       },
     };
     const running = execute ? execute(code, options) : runScript(code, options, this.#warm);

@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface LayerRules {
   readonly maxFilesPerFolder: number;
+  readonly maxLinesPerFile: number;
   readonly nested: readonly string[];
   readonly layers: readonly { readonly name: string; readonly modules: readonly string[] }[];
   readonly sideways: readonly (readonly [string, string])[];
@@ -36,6 +37,14 @@ function tooWide(files: readonly string[], max: number): string[] {
     counts.set(folder, (counts.get(folder) ?? 0) + 1);
   }
   return [...counts].filter(([, n]) => n > max).map(([folder, n]) => `${folder} (${n} files)`);
+}
+
+/** Files of `files` longer than `max` lines (as the formatter leaves them), as "file (N lines)". */
+function tooLong(files: readonly string[], max: number, read: (file: string) => string): string[] {
+  return files.flatMap((file) => {
+    const lines = read(file).split('\n').length - 1;
+    return lines > max ? [`${file} (${lines} lines)`] : [];
+  });
 }
 
 /** What is wrong with one import under the rules, or undefined. */
@@ -128,6 +137,7 @@ function rulesOf(text: string): LayerRules {
   const parsed = JSON.parse(text) as Partial<LayerRules>;
   return {
     maxFilesPerFolder: parsed.maxFilesPerFolder ?? Number.POSITIVE_INFINITY,
+    maxLinesPerFile: parsed.maxLinesPerFile ?? Number.POSITIVE_INFINITY,
     nested: parsed.nested ?? [],
     layers: parsed.layers ?? [],
     sideways: parsed.sideways ?? [],
@@ -175,6 +185,12 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
     assert.deepEqual(wide, [], `folders of src/ wider than ${rules.maxFilesPerFolder} files: group them by concern in sub-folders: ${wide.join(', ')}`);
   });
 
+  it('has no file longer than maxLinesPerFile lines', () => {
+    assert.equal(rules.maxLinesPerFile, 300);
+    const long = tooLong(files, rules.maxLinesPerFile, (file) => readFileSync(`${ROOT}${file}`, 'utf8'));
+    assert.deepEqual(long, [], `files of src/ longer than ${rules.maxLinesPerFile} lines: split them by concern: ${long.join(', ')}`);
+  });
+
   it('has no import cycle (type imports and dynamic import() included)', () => {
     const cycles = cyclesOf(edges);
     assert.equal(cycles.length, 0, `${cycles.length} import cycle(s) in src/:\n  ${cycles.map((c) => c.join(' → ')).join('\n  ')}`);
@@ -208,6 +224,14 @@ describe('architecture: the layers of src/ (src/layers.json)', () => {
         'src/ok/sub/g.ts',
       ];
       assert.deepEqual(tooWide(files, 16), ['src/wide (17 files)']);
+    });
+
+    it("counts a file's lines as an editor does", () => {
+      const texts: Record<string, string> = { 'src/ok.ts': 'a\n'.repeat(300), 'src/long.ts': 'a\n'.repeat(301) };
+      assert.deepEqual(
+        tooLong(Object.keys(texts), 300, (file) => texts[file]!),
+        ['src/long.ts (301 lines)'],
+      );
     });
 
     it('finds a cycle and prints it as a path', () => {

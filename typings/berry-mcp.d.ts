@@ -393,6 +393,30 @@ declare namespace BerryMcp {
   type CallResult = CallResultWith<unknown>;
 
   /** Progress reported by a running tool (the host forwards it; scripts do not receive it). */
+  interface SearchRequest {
+    /** Words or a tool name, e.g. `"write file"`; at most 300 characters. */
+    readonly query: string;
+    /** Search one server's tools only. */
+    readonly server?: string;
+    /** How many tools to return, best first: 1 to 50 (default 10). */
+    readonly limit?: number;
+  }
+
+  interface SearchHit {
+    readonly server: string;
+    readonly name: string;
+    readonly title?: string;
+    /** First sentence of the description, one line. */
+    readonly description: string;
+    /** The call signature as `mcp_describe({ server })` gives it. */
+    readonly signature: string;
+  }
+
+  /** `mcp_search`'s answer: the best-matching tools, best first. */
+  interface SearchResult {
+    readonly tools: readonly SearchHit[];
+  }
+
   interface ProgressEvent {
     readonly server: string;
     readonly tool: string;
@@ -539,6 +563,16 @@ declare namespace BerryMcp {
      * const p = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Paris" } });
      */
     mcp_prompt<S extends ServerName, P extends PromptName<S>>(request: PromptRequestFor<S, P>): Promise<PromptResult>;
+
+    /**
+     * The tools that best match `query` (their names, titles, descriptions and argument names),
+     * across every server or one, best first, each with its call signature. Answers from saved
+     * catalogs where it can; servers that fail are left out.
+     *
+     * @example
+     * const { tools: found } = await tools.mcp_search({ query: "write file", limit: 3 });
+     */
+    mcp_search<S extends ServerName>(request: { readonly query: string; readonly server?: S; readonly limit?: number }): Promise<SearchResult>;
   }
 }
 

@@ -61,8 +61,9 @@ export function loadFailureMessage(choice: IsolatedVmChoice, cause: unknown): st
   const reason = firstLine(cause instanceof Error ? cause.message : String(cause));
   return (
     `Running scripts needs ${what}, whose native module does not load on ${on}: ${reason}. ` +
-    `Build it for this Node with \`npm rebuild ${choice.packageName}\` (needs python3, make and g++; ` +
-    'in a berry-mcp checkout: `npm run build:isolated-vm`), or reinstall node_modules with this Node.'
+    // berry-mcp's own install script builds it; isolated-vm's may be denied (allowScripts), making `npm rebuild isolated-vm-N` a no-op.
+    'Build it for this Node with `npm rebuild berry-mcp` where berry-mcp is installed, or `npm run build:isolated-vm` ' +
+    'in a berry-mcp checkout (both need python3, make and g++), or reinstall node_modules with this Node.'
   );
 }
 

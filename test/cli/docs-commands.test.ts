@@ -32,6 +32,9 @@ describe('the commands the docs show', function () {
   it("each works as pasted from the repo root after the README's set-up", async () => {
     const commands = shownCommands();
     assert.ok(commands.length >= 8, `found ${commands.length} commands`);
+    // The README's "Adding servers" lines, run in order against the config in this test's HOME.
+    const adding = commands.filter((c) => c.page === 'README.md' && /^berry-mcp (add|check|remove)\b/.test(c.line));
+    assert.ok(adding.length >= 4, `the README's add, check and remove lines are run: ${adding.map((c) => c.line).join('; ')}`);
     const tmp = tempDir();
     try {
       // The repo root as seen by the commands, but files they write land in a temp dir.
@@ -50,6 +53,10 @@ describe('the commands the docs show', function () {
         const result = await runProcess('sh', ['-c', command], { cwd: tmp.dir, env });
         assert.equal(result.code, 0, `${page}: ${line}\n${result.stderr}`);
       }
+      // What they leave in the default config: the stand-in, saved disabled; what was removed is gone.
+      const saved = JSON.parse(readFileSync(join(env.HOME, '.config', 'berry', 'mcp.json'), 'utf8')) as { mcpServers: Record<string, { enabled?: boolean }> };
+      assert.deepEqual(Object.keys(saved.mcpServers), ['docs']);
+      assert.equal(saved.mcpServers['docs']!.enabled, false);
     } finally {
       tmp.cleanup();
     }

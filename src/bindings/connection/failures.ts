@@ -51,7 +51,7 @@ export function mapSdkError(error: unknown, context: ErrorContext): BerryError {
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed && (context.transportClosed?.() ?? true)) {
     const detail = context.closedDetail();
     return new TransportClosedError(
-      `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. ` + 'The call was not retried; the next operation reconnects.',
+      `Connection to ${where} closed before it answered${detail ? `: ${detail}` : ''}. The call was not retried; the next operation reconnects.`,
       detail,
       { cause: error },
     );

@@ -83,7 +83,7 @@ function describeText(result: DescribeResult): string {
   }
   const info = result.serverInfo;
   const lines = [
-    `${result.server}: ${info ? `${info.name} ${info.version}` : 'unknown server'}` + (result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''),
+    `${result.server}: ${info ? `${info.name} ${info.version}` : 'unknown server'}${result.protocolVersion ? ` (protocol ${result.protocolVersion})` : ''}`,
   ];
   if (result.instructions) lines.push('', 'Instructions:', indentLines(result.instructions, '  '));
   const sections: [string, Readonly<Record<string, string>>][] = [

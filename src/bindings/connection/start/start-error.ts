@@ -62,7 +62,7 @@ export function startError(
     reason = describeHttpFailure(error, redact) ?? redact(describeFailure(error));
   }
   return new ServerStartError(
-    `Server "${config.name}" failed to start (${config.display}): ${reason}` + (stderrTail ? `\nstderr (last lines):\n${stderrTail}` : ''),
+    `Server "${config.name}" failed to start (${config.display}): ${reason}${stderrTail ? `\nstderr (last lines):\n${stderrTail}` : ''}`,
     {
       server: config.name,
       ...(config.kind === 'stdio' ? { command: config.display } : {}),
