@@ -117,6 +117,9 @@ async function supervise(run: Run, code: string, catastrophe: Catastrophe): Prom
     outputs.seal();
     run.sandbox.target.state?.close();
     bridge.close(() => callEndReason(outcome));
+    // isolated-vm frees a disposed isolate's Callbacks lazily (global handles): they must not keep
+    // the run's hooks, their closures (a serve session) and its state alive after the run.
+    run.sandbox.target.bridge = run.sandbox.target.outputs = run.sandbox.target.state = undefined;
     catastrophe.onCatastrophe = undefined;
     // The script has settled: its isolate's teardown (≈ 0.2 ms, more when cold) waits until the
     // record is on its way. A callback the script left behind finds the run closed, and the

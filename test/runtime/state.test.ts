@@ -183,6 +183,25 @@ describe('store and load (runtime)', () => {
     assert.deepEqual(state.keys(), ['step', 'late']);
   });
 
+  it('the runtime keeps nothing of a run once it ends: its state (and hooks) go when the caller drops them', async () => {
+    // isolated-vm frees a disposed isolate's Callbacks lazily: they reached the run's state until this was fixed.
+    let state: RunState | undefined = createRunState();
+    let onOutput: (() => void) | undefined = () => {};
+    const refs = [new WeakRef(state), new WeakRef(onOutput)];
+    await value(`store('v', 'x'.repeat(100000)); text('done')`, { state, onOutput });
+    state = undefined;
+    onOutput = undefined;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const gc = (globalThis as { gc?: () => void }).gc;
+    assert.ok(gc, 'run mocha with --expose-gc');
+    gc();
+    gc();
+    assert.deepEqual(
+      refs.map((ref) => ref.deref() === undefined),
+      [true, true],
+    );
+  });
+
   it('refuses a state that createRunState did not make', async () => {
     const lookalike = { get: () => 1, set: () => {}, keys: () => [] } as unknown as RunState;
     await assert.rejects(run('return 1', { state: lookalike }), /options\.state must be a state made by createRunState\(\)/);
