@@ -32,5 +32,5 @@ export {
   isBerryError,
 } from './common/errors.js';
 export type { BerryErrorCode, SandboxUnavailableReason } from './common/errors.js';
-export { parkedIsolates } from './runtime/index.js';
-export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord } from './runtime/index.js';
+export { createRunState, parkedIsolates } from './runtime/index.js';
+export type { RunEntry, RunError, RunLog, RunOutput, RunProgress, RunRecord, RunState, RunStateLimits, RunStateOptions } from './runtime/index.js';

@@ -40,9 +40,11 @@ export type BerryErrorCode =
   | 'SCRIPT_ABORTED'
   | 'SCRIPT_SETUP_FAILED'
   | 'SCRIPT_TYPESCRIPT_UNSUPPORTED'
+  | 'SCRIPT_STATE_LIMIT'
   | 'SERVE_QUEUE_FULL'
   | 'SERVE_SESSION_LIMIT'
   | 'SERVE_STREAM_LIMIT'
+  | 'SERVE_STATE_UNKNOWN'
   | 'SERVE_WORKER_FAILED';
 
 const BRAND = Symbol.for('berry-mcp.error');

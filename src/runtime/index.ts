@@ -9,6 +9,8 @@ export { beyondLimit } from './crossing.js';
 export { DEFAULT_MEMORY_LIMIT_MB } from './options.js';
 export { parkedIsolates } from './parked.js';
 export { checkNodeFlags } from './node-flags.js';
+export { createRunState, DEFAULT_STATE_LIMITS, StateValues } from './state/run-state.js';
+export type { RunState, RunStateLimits, RunStateOptions, StateChanges, StateSnapshot } from './state/run-state.js';
 export type {
   ErrorShape,
   HostCallContext,

@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
+import { StateValues } from './state/run-state.js';
 import type { HostFunction, RunScriptOptions } from './types.js';
 
 export const DEFAULT_TIMEOUT_MS = 300_000;
@@ -28,6 +29,7 @@ export interface NormalizedRunOptions {
   readonly onOutput: RunScriptOptions['onOutput'];
   readonly onCallEnd: RunScriptOptions['onCallEnd'];
   readonly filename: string;
+  readonly state: StateValues | undefined;
 }
 
 /** Fills defaults and validates; throws a TypeError that names the bad option. */
@@ -56,6 +58,10 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
   if (typeof filename !== 'string' || filename === '' || filename.length > 1024 || /[\u0000-\u001f]/.test(filename)) {
     throw new TypeError(`options.filename must be a non-empty single-line string, got ${describe(filename)}`);
   }
+  const state = options.state;
+  if (state !== undefined && !(state instanceof StateValues)) {
+    throw new TypeError(`options.state must be a state made by createRunState(), got ${describe(state)}`);
+  }
   return {
     functions,
     names,
@@ -69,6 +75,7 @@ export function normalizeRunOptions(options: RunScriptOptions): NormalizedRunOpt
     onOutput,
     onCallEnd,
     filename,
+    state,
   };
 }
 

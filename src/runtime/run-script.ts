@@ -9,6 +9,8 @@ import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
 import { OutputCollector } from './outputs.js';
 import { compileUserScript, installSandbox, isFunctionBody } from './sandbox.js';
+import { StateValues } from './state/run-state.js';
+import { isolateRoomNow, StateBridge } from './state/state-bridge.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
 import { createIsolate, disposeQuietly, type Catastrophe, type IsolatePool, type Sandbox, type SandboxSpec } from './warm-pool.js';
@@ -72,6 +74,8 @@ export async function runScript(code: string, options: RunScriptOptions, warmPoo
   });
   sandbox.target.bridge = bridge;
   sandbox.target.outputs = outputs;
+  // Without the caller's state, store and load still work within this run.
+  sandbox.target.state = new StateBridge(normalized.state ?? new StateValues(), isolateRoomNow(isolate, normalized.memoryLimitMb), normalized.memoryLimitMb);
   const run: Run = { ivm, isolate, sandbox, spec, options: normalized, bridge, outputs, deadline: started + normalized.timeoutMs, phase: 'setup' };
   let outcome: Outcome;
   try {
@@ -111,7 +115,11 @@ async function supervise(run: Run, code: string, catastrophe: Catastrophe): Prom
     clearTimeout(deadline);
     options.signal?.removeEventListener('abort', onAbort);
     outputs.seal();
+    run.sandbox.target.state?.close();
     bridge.close(() => callEndReason(outcome));
+    // isolated-vm frees a disposed isolate's Callbacks lazily (global handles): they must not keep
+    // the run's hooks, their closures (a serve session) and its state alive after the run.
+    run.sandbox.target.bridge = run.sandbox.target.outputs = run.sandbox.target.state = undefined;
     catastrophe.onCatastrophe = undefined;
     // The script has settled: its isolate's teardown (≈ 0.2 ms, more when cold) waits until the
     // record is on its way. A callback the script left behind finds the run closed, and the

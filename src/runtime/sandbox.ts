@@ -5,6 +5,7 @@ import type { HostBridge } from './bridge.js';
 import { toCrossing } from './crossing.js';
 import type { Ivm } from './load-ivm.js';
 import { BUDGET_SPENT, type OutputCollector } from './outputs.js';
+import type { StateBridge } from './state/state-bridge.js';
 
 /** isolated-vm sets these on a script compiled with produceCachedData / cachedData. */
 type CompiledWithCache = IsolatedVm.Script & IsolatedVm.CachedDataResult & { readonly cachedDataRejected?: boolean };
@@ -51,6 +52,7 @@ export function isFunctionBody(code: string): boolean {
 export interface SandboxTarget {
   bridge?: HostBridge;
   outputs?: OutputCollector;
+  state?: StateBridge;
 }
 
 /**
@@ -88,7 +90,11 @@ export function installSandbox(ivm: Ivm, isolate: IsolatedVm.Isolate, target: Sa
     },
     { ignored: true },
   );
-  deliver = setup.applySync(undefined, [hostCall, emit, JSON.stringify(config)], { result: { reference: true } }) as IsolatedVm.Reference<Deliver>;
+  // Synchronous: store and load return in the script's own turn (see state/state-bridge.ts).
+  const stateCall = new ivm.Callback((op: unknown, key: unknown, json: unknown) =>
+    target.state === undefined ? '!{"name":"Error","message":"this run has no state"}' : target.state.handle(op, key, json),
+  );
+  deliver = setup.applySync(undefined, [hostCall, emit, JSON.stringify(config), stateCall], { result: { reference: true } }) as IsolatedVm.Reference<Deliver>;
   setup.release();
   script.release();
   return context;

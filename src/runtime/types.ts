@@ -1,3 +1,5 @@
+import type { RunState } from './state/run-state.js';
+
 /**
  * The public types of the sandbox layer. The layer knows nothing about MCP: it runs one script
  * against a table of async host functions.
@@ -79,6 +81,11 @@ export interface RunScriptOptions {
   readonly filename?: string;
   /** Called with each output and log entry as the script makes it (after budgeting), for streaming. */
   readonly onOutput?: (entry: RunEntry) => void;
+  /**
+   * What `store(key, value)` and `load(key)` use: one conversation's state (createRunState), kept
+   * by the caller from run to run. Without one the run gets a fresh, empty state of its own.
+   */
+  readonly state?: RunState;
 }
 
 /** One entry of a run as it happens: a text or image output, or a console log. */

@@ -31,6 +31,7 @@ export const RUN_OUTPUT_SCHEMA = {
     },
     durationMs: { type: 'number' },
     calls: { type: 'number', description: 'tool calls the script made' },
+    state: { type: 'string', description: 'the state id to pass back as run\'s "state" argument (2026-07-28)' },
   },
   required: ['ok', 'durationMs', 'calls'],
 } as const;

@@ -1,6 +1,7 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
+import type { RunState } from '../runtime/index.js';
 import { approveThrough } from './confirm-writes.js';
 import { clip, type DescriptionLimits } from './description/description.js';
 import type { ElicitationRouter, ElicitationTarget } from './elicitation.js';
@@ -32,6 +33,7 @@ export async function executeRun(
   elicitation: ElicitationRouter,
   signal: AbortSignal,
   reporter: ProgressReporter,
+  state?: RunState,
 ): Promise<CallToolResult> {
   const { host, queue, limits } = execution;
   const progress = (message: string): void => reporter.report(message);
@@ -47,6 +49,7 @@ export async function executeRun(
             timeoutMs: (parsed.timeoutSeconds ?? limits.defaultTimeoutSeconds) * 1000,
             memoryLimitMb: limits.memoryLimitMb,
             outputLimitBytes: limits.outputLimitBytes,
+            ...(state === undefined ? {} : { state }),
             ...execution.runOptions,
             ...(execution.confirmWrites ? { approveCall: approveThrough(target, signal) } : {}),
             onElicitation: elicitation.handle,

@@ -4,12 +4,17 @@ import type { Host } from '../host.js';
 import { describeRun, type DescriptionLimits } from './description/description.js';
 import { RUN_OUTPUT_SCHEMA } from './result.js';
 
+const STATE_PROPERTY = {
+  type: 'string',
+  description: "the state id of an earlier run's result (structuredContent.state): its store()/load() values; omit it to start empty",
+} as const;
+
 /** The `run` tool as tools/list shows it: its description names the configured servers as they are now. */
 export async function runTool(
   host: Host,
   loaded: LoadedConfig | Error,
   limits: DescriptionLimits,
-  options: { readonly signatures: boolean; readonly signal: AbortSignal },
+  options: { readonly signatures: boolean; readonly signal: AbortSignal; readonly state?: boolean },
 ): Promise<Tool> {
   return {
     name: 'run',
@@ -25,6 +30,8 @@ export async function runTool(
           maximum: limits.maxTimeoutSeconds,
           description: `wall-clock limit of the run (default ${limits.defaultTimeoutSeconds})`,
         },
+        // 2026-07-28 has no session to hold store()/load() values: the run names its state.
+        ...(options.state === true ? { state: STATE_PROPERTY } : {}),
       },
       required: ['code'],
       additionalProperties: false,

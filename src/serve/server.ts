@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { VERSION } from '../common/version.js';
 import type { Host } from '../host.js';
+import { createRunState } from '../runtime/index.js';
 import { ConfigWatch } from './config-watch.js';
 import type { DescriptionLimits } from './description/description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
@@ -21,6 +22,8 @@ import { executeRun, progressOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';
 import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
 import { validateRunArguments, type RunArguments } from './validate.js';
+import { ModernStates, type OpenState } from './state/modern-states.js';
+import { MemoryStateStore, type StateStore } from './state/state-store.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
@@ -42,6 +45,10 @@ export interface RunServiceOptions {
   readonly onWarning?: (message: string) => void;
   /** Worker processes that run the scripts (executor.ts); 0 runs them in serve's own process. @default cores - 1, at least 2 and at most 4; 1 on one core */
   readonly workers?: number;
+  /** How long a 2026-07-28 run's state is kept after its last run (a 2025 session's lasts as long as the session). @default 1800 */
+  readonly stateIdleSeconds?: number;
+  /** Where 2026-07-28 states are kept. @default a MemoryStateStore with stateIdleSeconds */
+  readonly stateStore?: StateStore;
 }
 
 /** Who a 2026-07-28 server instance serves: the queue its runs wait in, and how a change of servers is announced. */
@@ -70,6 +77,7 @@ export class RunService {
   readonly #warn: (message: string) => void;
   readonly #sessions = new Set<Server>();
   readonly #parked: ParkedRuns;
+  readonly #states: ModernStates;
   #modernWatch: ConfigWatch | undefined;
   readonly #modernChanged = new Set<() => void>();
 
@@ -95,6 +103,7 @@ export class RunService {
     };
     // A question's state lives as long as its run may.
     this.#parked = new ParkedRuns(timeoutSeconds + 60);
+    this.#states = new ModernStates(options.stateStore ?? new MemoryStateStore({ idleMs: (options.stateIdleSeconds ?? 1800) * 1000 }));
   }
 
   /** Serves one 2025-era client, alone, on `transport`; resolves once connected. Closing the transport aborts its runs. */
@@ -113,6 +122,8 @@ export class RunService {
     const server = newServer({ tools: { listChanged: true } });
     // This client's elicitations: each of its runs answers downstream requests through it.
     const elicitation = new ElicitationRouter();
+    // The session's store()/load() values: they go with the session (this closure).
+    const state = createRunState();
     const watch = new ConfigWatch(this.host, () => {
       server.sendToolListChanged().catch((error: unknown) => this.#warn(`could not send tools/list_changed: ${String(error)}`));
     });
@@ -133,7 +144,7 @@ export class RunService {
       };
       const reporter = progressOf(() => ctx);
       try {
-        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
+        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, state);
       } finally {
         reporter.close();
       }
@@ -156,7 +167,7 @@ export class RunService {
     );
     const watch = this.#modernConfigWatch(scope.toolsChanged);
     server.setRequestHandler('tools/list', async (_request, ctx) => ({
-      tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal })],
+      tools: [await runTool(this.host, await watch.check(), this.limits, { signatures: this.#signatures, signal: ctx.mcpReq.signal, state: true })],
     }));
     server.setRequestHandler('prompts/list', async () => ({ prompts: [] }));
     server.setRequestHandler('resources/list', async () => ({ resources: [] }));
@@ -182,9 +193,11 @@ export class RunService {
         }
         run.answer(ctx.mcpReq.inputResponses);
       } else {
-        const parsed = await this.#accept(request.params, watch);
+        const parsed = await this.#accept(request.params, watch, true);
         if (typeof parsed === 'string') return inputError(parsed);
-        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx);
+        const open = await this.#states.open(parsed.state, scope.client.holder.name);
+        if ('content' in open) return open;
+        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx, open);
       }
       const answer = await run.serve(ctx);
       if ('result' in answer) {
@@ -205,6 +218,7 @@ export class RunService {
   /** Closes every 2025 session and aborts every 2026 run (those waiting for an answer too), then the run workers. The host is the caller's to close. */
   async close(): Promise<void> {
     this.#parked.abortAll();
+    this.#states.store.close();
     await Promise.all([...this.#sessions].map((s) => s.close().catch(() => {})));
     await this.#executor.close();
   }
@@ -219,13 +233,13 @@ export class RunService {
   }
 
   /** A `run` call's arguments, checked; the config is reread first (a change is announced). */
-  async #accept(params: { name: string; arguments?: unknown }, watch: ConfigWatch): Promise<RunArguments | string> {
+  async #accept(params: { name: string; arguments?: unknown }, watch: ConfigWatch, withState = false): Promise<RunArguments | string> {
     toolNamed(params.name);
     await watch.check();
-    return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
+    return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds, withState);
   }
 
-  #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
+  #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext, open: OpenState): ModernRun {
     const run = new ModernRun(args, client);
     // The capabilities this request declared in its _meta: a 2026 client declares them per request.
     const modes = elicitationModes(
@@ -237,12 +251,16 @@ export class RunService {
     };
     const reporter = progressOf(() => run.leg);
     this.#parked.add(run);
-    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter).then((result) => {
-      // What waits goes out on the leg in flight before its result.
-      reporter.close();
-      run.finish(result);
-      if (run.leg === undefined) this.#parked.settle(run, false);
-    });
+    const owner = client.holder.name;
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, open.state)
+      // Kept whether the run failed or not: what it stored before failing is there for the next one.
+      .then((result) => this.#states.keep(open, owner, result).catch(() => result))
+      .then((result) => {
+        // What waits goes out on the leg in flight before its result.
+        reporter.close();
+        run.finish(result);
+        if (run.leg === undefined) this.#parked.settle(run, false);
+      });
     return run;
   }
 }

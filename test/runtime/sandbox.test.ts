@@ -206,7 +206,7 @@ describe('sandbox isolation', () => {
       'return Object.getOwnPropertyNames(globalThis).filter((n) => globalThis[n] !== undefined || n === "undefined").concat(Object.getOwnPropertySymbols(globalThis).map(String));',
     );
     const names = (record.result as string[]).filter((name) => !LATER_STANDARD_GLOBALS.has(name));
-    assert.deepEqual(names.sort(), [...V8_GLOBALS, 'tools', 'text', 'image'].sort());
+    assert.deepEqual(names.sort(), [...V8_GLOBALS, 'tools', 'text', 'image', 'store', 'load'].sort());
   });
 
   it('Function constructors reached from sandbox objects give nothing of the host', async () => {

@@ -66,6 +66,11 @@ export const OPTIONS = {
     arg: 'N',
     help: "worker processes that run the scripts, outside serve's own process (retired and replaced when a script leaves memory behind); 0 runs them in it (default: 1 on 1 core, else cores - 1, at least 2 and at most 4)",
   },
+  'state-idle': {
+    type: 'string',
+    arg: 'SECONDS',
+    help: "how long serve keeps a 2026-07-28 run's store()/load() state after its last run (default 1800)",
+  },
   'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 32768, about 8,000 tokens)' },
   signatures: { type: 'boolean', help: "put every tool's TypeScript signature in run's description (past the 2,048 characters some clients keep)" },
   // auth

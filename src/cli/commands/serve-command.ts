@@ -121,6 +121,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(serve.maxConcurrency === undefined ? {} : { maxConcurrency: serve.maxConcurrency }),
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
       ...(serve.workers === undefined ? {} : { workers: serve.workers }),
+      ...(args.numbers['state-idle'] === undefined ? {} : { stateIdleSeconds: args.numbers['state-idle'] }),
       confirmWrites: args.confirmWrites,
       signatures: args.values.signatures === true,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),

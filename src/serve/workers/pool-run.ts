@@ -8,10 +8,12 @@ import {
   beyondLimit,
   DEFAULT_MEMORY_LIMIT_MB,
   shapeHostError,
+  StateValues,
   type ErrorShape,
   type HostProgress,
   type RunRecord,
   type RunScriptOptions,
+  type StateChanges,
 } from '../../runtime/index.js';
 import { rebuild, type FromWorker, type ToWorker } from './worker-protocol.js';
 
@@ -95,7 +97,7 @@ export class PoolRun {
         }
         return;
       case 'done':
-        this.#finish(message.record);
+        this.#finish(this.#withChanges(message.record, message.changes));
         return;
       case 'failed':
         this.#finish(rebuild(message.error));
@@ -118,6 +120,20 @@ export class PoolRun {
       durationMs: Math.round((performance.now() - this.#started) * 1000) / 1000,
       calls: this.#made,
     });
+  }
+
+  /**
+   * The worker's record after its state changes are applied here, as the run ends (whether it
+   * failed or not; a run whose worker died sends none). A change another run of the same state made
+   * impossible meanwhile (a bound) is said in the record's logs.
+   */
+  #withChanges(record: RunRecord, changes: StateChanges | undefined): RunRecord {
+    const state = this.#options.state;
+    if (changes === undefined || changes.length === 0 || !(state instanceof StateValues)) return record;
+    const skipped = state.apply(changes);
+    if (skipped.length === 0) return record;
+    const text = `store() of ${skipped.length === 1 ? 'key' : 'keys'} ${skipped.map((k) => JSON.stringify(k.slice(0, 40))).join(', ')} was not kept: another run of this state filled it meanwhile [SCRIPT_STATE_LIMIT]`;
+    return { ...record, logs: [...record.logs, { level: 'warn', text }] };
   }
 
   #arm(ms: number): void {

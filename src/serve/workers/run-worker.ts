@@ -14,6 +14,7 @@ import {
   parkedIsolates,
   runScript,
   shapeHostError,
+  StateValues,
   type ErrorShape,
   type HostCallContext,
   type HostFunction,
@@ -104,9 +105,12 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
   runs.set(id, run);
   const functions: Record<string, HostFunction> = {};
   for (const fn of message.names) functions[fn] = (args, context) => callServe(id, run, fn, args, context);
+  // A copy of serve's state: what the run changes goes back with its record.
+  const state = message.state === undefined ? undefined : StateValues.fromSnapshot(message.state);
   const options: RunScriptOptions = {
     ...message.limits,
     functions,
+    ...(state === undefined ? {} : { state }),
     signal: run.abort.signal,
     ...(hooks.progress ? { onProgress: (progress) => report({ type: 'progress', progress }) } : {}),
     ...(hooks.output ? { onOutput: (entry) => report({ type: 'output', entry }) } : {}),
@@ -115,7 +119,7 @@ async function start(message: Extract<ToWorker, { type: 'run' }>): Promise<void>
   try {
     const record = await runScript(message.code, options, warm);
     flush();
-    send({ type: 'done', id, record });
+    send({ type: 'done', id, record, ...(state === undefined ? {} : { changes: state.takeChanges() }) });
   } catch (error) {
     flush();
     const { name, message: text, code } = error as { name?: unknown; message?: unknown; code?: unknown };

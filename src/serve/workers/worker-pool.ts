@@ -16,7 +16,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { BerryError } from '../../common/errors.js';
-import type { RunRecord, RunScriptOptions } from '../../runtime/index.js';
+import { StateValues, type RunRecord, type RunScriptOptions } from '../../runtime/index.js';
 import { PoolRun } from './pool-run.js';
 import { limitsOf, type FromWorker, type ToWorker, type WorkerHealth } from './worker-protocol.js';
 import { retirement, spawnWorker, stderrTail } from './worker-process.js';
@@ -89,6 +89,8 @@ export class WorkerPool {
   /** runScript, in the least busy worker. */
   readonly run = (code: string, options: RunScriptOptions): Promise<RunRecord> => {
     if (this.#closed) return Promise.reject(new BerryError('SCRIPT_SETUP_FAILED', 'serve is shutting down: its run workers are closed.'));
+    const state = options.state;
+    if (state !== undefined && !(state instanceof StateValues)) return Promise.reject(new TypeError('options.state must be a state made by createRunState()'));
     const worker = this.#pick();
     const id = ++this.#nextId;
     const run = new PoolRun(
@@ -112,6 +114,7 @@ export class WorkerPool {
       names: Object.keys(options.functions),
       limits: limitsOf(options),
       hooks: { progress: options.onProgress !== undefined, output: options.onOutput !== undefined, callEnd: options.onCallEnd !== undefined },
+      ...(state === undefined ? {} : { state: state.snapshot() }),
     });
     run.listen();
     if (worker.dead) run.fail('the run worker could not be started');

@@ -6,7 +6,7 @@
  * 'advanced' serialization); `id` is the run, `call` the host call.
  */
 import { BerryError, type BerryErrorCode } from '../../common/errors.js';
-import type { ErrorShape, HostProgress, RunEntry, RunProgress, RunRecord, RunScriptOptions } from '../../runtime/index.js';
+import type { ErrorShape, HostProgress, RunEntry, RunProgress, RunRecord, RunScriptOptions, StateChanges, StateSnapshot } from '../../runtime/index.js';
 
 /** runScript's options that are plain data (the functions and hooks stay in serve). */
 export interface RunLimits {
@@ -33,6 +33,8 @@ export type ToWorker =
       readonly names: readonly string[];
       readonly limits: RunLimits;
       readonly hooks: RunHooks;
+      /** The run's state as it is when the run starts (its bounds hold it: 4 MiB by default). */
+      readonly state?: StateSnapshot;
     }
   | { readonly type: 'abort'; readonly id: number }
   | { readonly type: 'answer'; readonly id: number; readonly call: number; readonly json?: string; readonly error?: ErrorShape }
@@ -61,7 +63,8 @@ export type FromWorker =
   | { readonly type: 'call-abort'; readonly id: number; readonly call: number; readonly reason: ErrorShape }
   /** Progress, outputs and call ends of one turn of the worker's loop, in order: one message, not one each. */
   | { readonly type: 'events'; readonly id: number; readonly events: readonly RunEvent[] }
-  | { readonly type: 'done'; readonly id: number; readonly record: RunRecord }
+  /** changes: what the run's store() calls did to its state, applied in serve as the run ends. */
+  | { readonly type: 'done'; readonly id: number; readonly record: RunRecord; readonly changes?: StateChanges }
   | { readonly type: 'failed'; readonly id: number; readonly error: ErrorShape };
 
 /** The plain-data part of runScript's options, as sent with a run. */

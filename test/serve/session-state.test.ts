@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createHost, type Host } from '../../src/host.js';
+import { loneClient } from '../../src/serve/queue.js';
+import { RunService } from '../../src/serve/server.js';
+import { tempDir } from '../support/temp-dir.js';
+import { writeConfig } from '../support/write-config.js';
+
+/** mocha runs with --expose-gc (.mocharc.json and test:only). */
+function heapAfterCollection(): number {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  assert.ok(gc, 'run mocha with --expose-gc');
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+// A 2025-11-25 session's state is the session's: made with it, gone with it.
+describe('serve: a 2025 session’s state goes with the session', function () {
+  this.timeout(60_000);
+  let tmp: ReturnType<typeof tempDir>;
+  let host: Host;
+  let service: RunService;
+
+  before(() => {
+    tmp = tempDir('berry-session-state-');
+    writeConfig(tmp.dir, {});
+    host = createHost({ cwd: tmp.dir, configPath: join(tmp.dir, 'mcp.json') });
+    service = new RunService({ host, workers: 0 });
+  });
+  after(async () => {
+    await service.close();
+    await host.close();
+    tmp.cleanup();
+  });
+
+  async function session(): Promise<{ run(code: string): Promise<unknown>; close(): Promise<void> }> {
+    const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+    const server = service.legacyServer(loneClient(4));
+    await server.connect(serverSide);
+    const client = new Client({ name: 'session-state', version: '1' });
+    await client.connect(clientSide);
+    return {
+      run: async (code) => ((await client.callTool({ name: 'run', arguments: { code } })) as CallToolResult).structuredContent?.['result'],
+      close: async () => {
+        await client.close();
+        await server.close();
+      },
+    };
+  }
+
+  it('keeps 3 MB for its runs while it lasts, and frees them when it ends', async () => {
+    const baseline = heapAfterCollection();
+    // The sessions live only inside this function: once it returns, nothing of the test holds them.
+    const held = await (async () => {
+      const one = await session();
+      assert.equal(await one.run(`for (let i = 0; i < 3; i++) store('v' + i, String(i).repeat(1000000)); return 'stored'`), 'stored');
+      assert.equal(await one.run(`return load('v2').length`), 1_000_000);
+      const holding = heapAfterCollection();
+      const other = await session();
+      assert.equal(await other.run(`return load('v2') === undefined`), true);
+      await other.close();
+      await one.close();
+      return holding;
+    })();
+    assert.ok(held - baseline > 2_500_000, `the session holds ${held - baseline} bytes more`);
+    const after = heapAfterCollection();
+    assert.ok(held - after > 2_500_000, `${held - after} bytes came back when the session ended`);
+  });
+});
