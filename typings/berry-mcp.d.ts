@@ -81,6 +81,7 @@ declare namespace BerryMcp {
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
     | 'SCRIPT_SETUP_FAILED'
+    | 'SCRIPT_CHECK_FAILED'
     | 'SERVE_QUEUE_FULL'
     | 'SERVE_SESSION_LIMIT'
     | 'SERVE_STREAM_LIMIT'

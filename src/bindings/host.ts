@@ -47,6 +47,7 @@ import { typings } from './operations/typings.js';
 import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
+import type { ScriptCheck, ScriptCheckOptions } from './check/check-script.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -259,6 +260,11 @@ export class MachineHost implements McpHost {
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     return promptOperation(this.#context, request, options);
+  }
+
+  /** The check before a run (check/): certain mistakes at the script's `tools.*` calls, and warnings. Loaded on first use. */
+  async checkScript(code: string, options: ScriptCheckOptions): Promise<ScriptCheck> {
+    return (await import('./check/check-script.js')).checkScript(this.#context, code, options);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

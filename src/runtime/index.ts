@@ -19,6 +19,7 @@ export type {
   RunLog,
   RunLogLevel,
   RunOutput,
+  RunProblem,
   RunProgress,
   RunRecord,
   RunScriptOptions,

@@ -1,0 +1,132 @@
+/**
+ * The check before a run: parse the script, find its `tools.*` calls, read the catalogs of the
+ * servers they name, and judge each call as the call itself would when reached. Bounded: a script
+ * too large, too deep or too slow to check runs unchecked (a note in its logs), never refused.
+ */
+import { BerryError } from '../../common/errors.js';
+import type { OperationContext } from '../operations/context.js';
+import { requestOf, type CallRequest } from './call-requests.js';
+import { catalogsFor, type ServerCatalog, type ServerNeeds } from './catalog-view.js';
+import { findCalls } from './find-calls.js';
+import { catalogFindings, requestFindings, type Finding } from './judge-calls.js';
+import { loadTypeScript } from './load-typescript.js';
+import { parseScript, type ParsedScript } from './parse-script.js';
+
+export interface ScriptCheckOptions {
+  /** The names of the run's `tools.*` functions. */
+  readonly functions: readonly string[];
+  /** Whose learned result types the warnings read (OperationOptions.client). */
+  readonly client?: object;
+  readonly signal?: AbortSignal;
+  /** Longest wait for the servers' catalogs; past it the run goes on unchecked. @default 300000 */
+  readonly timeoutMs?: number;
+  /** The type checker's time for the warnings, once warm; past it they are given up; 0: no type warnings. @default 100 */
+  readonly typeBudgetMs?: number;
+}
+
+export interface CheckProblem {
+  readonly line: number;
+  readonly column: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface ScriptCheck {
+  /** Certain mistakes: the run must not start. */
+  readonly problems: readonly CheckProblem[];
+  /** For the run's log (level warn): what may fail, what the script handles, what was not checked. */
+  readonly warnings: readonly string[];
+  /**
+   * The type checker's warnings, made while the run goes on (they never hold it back): for the
+   * run's log when it ends. Absent when there are none to look for.
+   */
+  readonly typeWarnings?: Promise<readonly string[]>;
+}
+
+/** A longer script runs unchecked. */
+export const MAX_CHECKED_CHARS = 256 * 1024;
+/** Syntax nodes walked at most; calls judged at most. */
+const MAX_NODES = 400_000;
+const MAX_CALLS = 2_000;
+/** Warnings of the call check kept at most. */
+const MAX_WARNED = 20;
+/** Parsing and walking past this many ms: the run goes on unchecked. */
+const MAX_PARSE_MS = 2_000;
+
+const NOTHING: ScriptCheck = { problems: [], warnings: [] };
+const unchecked = (why: string): ScriptCheck => ({ problems: [], warnings: [`berry-mcp did not check this script before running it: ${why}.`] });
+
+export async function checkScript(context: OperationContext, code: string, options: ScriptCheckOptions): Promise<ScriptCheck> {
+  // No TypeScript to load for a script that names no tools (`text(1)`).
+  if (!/\btools\b/.test(code)) return NOTHING;
+  if (code.length > MAX_CHECKED_CHARS) return unchecked(`it is longer than ${MAX_CHECKED_CHARS} characters`);
+  const ts = await loadTypeScript();
+  const started = performance.now();
+  let parsed: ParsedScript | undefined;
+  let found: ReturnType<typeof findCalls>;
+  try {
+    parsed = parseScript(ts, code);
+    found = parsed && findCalls(ts, parsed.file, MAX_NODES);
+  } catch (error) {
+    // The parser's own recursion on a deeply nested script.
+    if (error instanceof RangeError) return unchecked('it nests too deeply to parse');
+    throw error;
+  }
+  if (parsed === undefined || found === undefined) return NOTHING;
+  if (performance.now() - started > MAX_PARSE_MS) return unchecked(`reading it took over ${MAX_PARSE_MS} ms`);
+  const notes =
+    found.truncated || found.calls.length > MAX_CALLS ? ['berry-mcp checked only the first part of this script before running it (it is very large).'] : [];
+  const calls = found.calls.slice(0, MAX_CALLS);
+
+  const findings: Finding[] = [];
+  const requests: CallRequest[] = [];
+  const needs = new Map<string, ServerNeeds>();
+  for (const call of calls) {
+    const request = requestOf(ts, call);
+    findings.push(...requestFindings(request, { name: call.fn, node: call.fnNode, optional: call.optional, handled: call.handled }, options.functions));
+    if (request?.server === undefined || !options.functions.includes(call.fn)) continue;
+    requests.push(request);
+    let need = needs.get(request.server.value);
+    if (need === undefined) needs.set(request.server.value, (need = { tools: new Set(), prompts: false, resources: false }));
+    if ((call.fn === 'mcp_call' || call.fn === 'mcp_describe') && request.name) need.tools.add(request.name.value);
+    if (call.fn === 'mcp_prompt') need.prompts = true;
+    if (call.fn === 'mcp_read') need.resources = true;
+  }
+
+  const catalogs = needs.size === 0 ? new Map<string, ServerCatalog>() : await readCatalogs(context, needs, options);
+  if (catalogs === undefined) return report(parsed, findings, notes);
+  for (const request of requests) findings.push(...(await catalogFindings(ts, request, catalogs.get(request.server!.value))));
+  const result = report(parsed, findings, notes);
+  if (result.problems.length > 0) return result;
+  // After the run has started (a macrotask later); the module and the typings generator load only here.
+  const later = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(() => import('./type-warnings.js'))
+    .then(({ typeWarnings }) => typeWarnings(ts, parsed, code, catalogs, options.typeBudgetMs))
+    .catch(() => []);
+  return { ...result, typeWarnings: later };
+}
+
+/** The catalogs, or undefined when the config cannot be read now (the run then reports it). */
+async function readCatalogs(
+  context: OperationContext,
+  needs: Map<string, ServerNeeds>,
+  options: ScriptCheckOptions,
+): Promise<Map<string, ServerCatalog> | undefined> {
+  const limit = AbortSignal.timeout(options.timeoutMs ?? 300_000);
+  const signal = options.signal ? AbortSignal.any([options.signal, limit]) : limit;
+  try {
+    return await catalogsFor(context, needs, options.client, signal);
+  } catch (error) {
+    if (error instanceof BerryError || signal.aborted) return undefined;
+    throw error;
+  }
+}
+
+function report(parsed: ParsedScript, findings: readonly Finding[], notes: readonly string[]): ScriptCheck {
+  const placed = findings.map((f) => ({ ...f, ...parsed.at(f.node.getStart(parsed.file)) })).sort((a, b) => a.line - b.line || a.column - b.column);
+  const problems = placed.filter((f) => !f.handled && f.warning !== true).map(({ line, column, code, message }) => ({ line, column, code, message }));
+  const warnings = placed
+    .filter((f) => f.handled || f.warning === true)
+    .map((f) => `${f.line}:${f.column} ${f.code}: ${f.message}${f.handled && f.warning !== true ? ' (this call will fail; the script catches it)' : ''}`);
+  return { problems, warnings: [...notes, ...warnings.slice(0, MAX_WARNED)] };
+}
