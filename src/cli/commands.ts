@@ -87,8 +87,9 @@ export const COMMANDS = {
     details:
       'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, tools.mcp_read, tools.mcp_prompt, text(), image() and\nconsole. text() and logs print as they happen; each call in flight shows its own progress line on\na terminal. The return value prints last.',
     arity: [1, 1],
-    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
+    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'no-check', 'help'],
     numbers: { timeout: RUN_TIMEOUT, memory: RUN_MEMORY },
+    optionHelp: { 'no-check': "run without first checking the script's tools.* calls against the servers (see docs/scripts.md)" },
     load: async () => (await import('./commands/run-command.js')).runCommand,
   },
   typings: {
@@ -164,6 +165,7 @@ export const COMMANDS = {
       'output-limit',
       'signatures',
       'confirm-writes',
+      'no-check',
       'help',
     ],
     numbers: {
@@ -183,6 +185,7 @@ export const COMMANDS = {
       timeout: "a run's default and maximum wall-clock limit (default 300)",
       memory: 'isolate memory limit of each run (default 128)',
       'confirm-writes': "ask the client's user (elicitation) before each call to a tool that may write; refused when the client cannot be asked",
+      'no-check': "run scripts without first checking their tools.* calls against the servers (see docs/scripts.md)",
     },
     load: async () => (await import('./commands/serve-command.js')).serveCommand,
   },

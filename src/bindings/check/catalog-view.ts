@@ -15,6 +15,8 @@ import type { ServerConnection } from '../connection/connection.js';
 import type { OperationContext } from '../operations/context.js';
 import { unknownServer } from '../operations/resolve-entry.js';
 import { findTool, knownTool, visibleTools } from '../operations/tool-lookup.js';
+import { applyToolFilter, hiddenReason } from '../operations/tool-filter.js';
+import { nameList } from '../../common/closest-names.js';
 import { gateOf } from '../server-text/gate.js';
 
 export interface ServerNeeds {
@@ -91,9 +93,16 @@ export function catalogsFor(
 
 async function listFor(connection: ServerConnection, entry: ResolvedServerConfig, need: ServerNeeds, signal: AbortSignal): Promise<Listed> {
   const tools: [string, Tool | { readonly unknown: string }][] = [];
+  // The call's own lookup refreshes a cached list once for a name it lacks; so does the check, once
+  // for all its names (a script naming a thousand unknown tools asks for the list twice, not a thousand times).
+  let refreshed = false;
   for (const name of need.tools) {
-    const found = knownTool(connection, entry, name) ?? (await findTool(connection, entry, name, signal).catch(unknownTool));
-    tools.push([name, found]);
+    let found: Tool | { readonly unknown: string } | undefined = knownTool(connection, entry, name);
+    if (found === undefined && !refreshed) {
+      refreshed = true;
+      found = await findTool(connection, entry, name, signal).catch(unknownTool);
+    }
+    tools.push([name, found ?? (await unknownAfterRefresh(connection, entry, name, signal))]);
   }
   const { catalog } = connection;
   const list = async <T>(read: () => Promise<T>): Promise<T | undefined> => read().catch(() => undefined);
@@ -111,6 +120,16 @@ async function listFor(connection: ServerConnection, entry: ResolvedServerConfig
           templates: (await catalog.list('resourceTemplates', signal, entry.name)).items.map((t) => t.uriTemplate),
         }));
   return { tools, visible: await visibleTools(connection, entry, signal), prompts, resources };
+}
+
+/** What findTool says of `name`, without refreshing the list again. */
+async function unknownAfterRefresh(connection: ServerConnection, entry: ResolvedServerConfig, name: string, signal: AbortSignal): Promise<{ readonly unknown: string }> {
+  const all = await connection.listTools(signal, entry.name);
+  const listed = all.find((tool) => tool.name === name);
+  const visible = applyToolFilter(all, entry.toolFilter).map((tool) => tool.name);
+  const hidden = listed && hiddenReason(listed, entry.toolFilter);
+  if (hidden) return { unknown: `Server "${entry.name}" has no tool "${name}" available: ${hidden}. Its tools: ${nameList(name, visible)}.` };
+  return { unknown: `Server "${entry.name}" has no tool "${name}". Its tools, closest first: ${nameList(name, visible)}.` };
 }
 
 function unknownTool(error: unknown): { readonly unknown: string } {

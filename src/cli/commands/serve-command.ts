@@ -122,6 +122,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(serve.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: serve.maxQueuedRuns }),
       ...(serve.workers === undefined ? {} : { workers: serve.workers }),
       confirmWrites: args.confirmWrites,
+      ...(args.values['no-check'] === true ? { check: 'off' as const } : {}),
       signatures: args.values.signatures === true,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
