@@ -185,7 +185,7 @@ export const COMMANDS = {
       timeout: "a run's default and maximum wall-clock limit (default 300)",
       memory: 'isolate memory limit of each run (default 128)',
       'confirm-writes': "ask the client's user (elicitation) before each call to a tool that may write; refused when the client cannot be asked",
-      'no-check': "run scripts without first checking their tools.* calls against the servers (see docs/scripts.md)",
+      'no-check': 'run scripts without first checking their tools.* calls against the servers (see docs/scripts.md)',
     },
     load: async () => (await import('./commands/serve-command.js')).serveCommand,
   },

@@ -62,7 +62,10 @@ describe('adversarial: the check before a run', function () {
       const code = `await tools.mcp_list({});\nreturn ${'['.repeat(50_000)}1${']'.repeat(50_000)};`;
       const record = await t.host.run(code);
       assert.notEqual(record.error?.code, 'SCRIPT_CHECK_FAILED');
-      assert.equal((await t.host.run("return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'ok' } })).isError ?? false")).result, false);
+      assert.equal(
+        (await t.host.run("return (await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'ok' } })).isError ?? false")).result,
+        false,
+      );
     });
 
     it('4,000 call sites are judged in bounded time; past 2,000 the rest is unchecked, with a note', async () => {
@@ -88,22 +91,29 @@ describe('adversarial: the check before a run', function () {
 
   describe('no false refusal: working code a naive check would refuse', () => {
     const working: Record<string, string> = {
-      'optional chaining on tools and on the function': "await tools?.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'x' } }); await tools.mcp_search?.({ query: 'x' });",
+      'optional chaining on tools and on the function':
+        "await tools?.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: 'x' } }); await tools.mcp_search?.({ query: 'x' });",
       'a shadowed tools (parameter, block const, catch binding)': [
         "function run(tools) { return tools.mcp_call({ server: 'nope', tool: 'x' }); }",
-        "{ const tools = { mcp_cal: async () => 1 }; await tools.mcp_cal({}); }",
+        '{ const tools = { mcp_cal: async () => 1 }; await tools.mcp_cal({}); }',
         "try { throw { mcp_x: () => 1 }; } catch (tools) { tools.mcp_x({ server: 'nope' }); }",
         'await run({ mcp_call: async () => 1 });',
       ].join('\n'),
-      'a var tools declared later in the script (hoisted)': "const r = await tools.mcp_nope({});\nvar tools = { mcp_nope: async () => 1 };",
+      'a var tools declared later in the script (hoisted)': 'const r = await tools.mcp_nope({});\nvar tools = { mcp_nope: async () => 1 };',
       'a tool name in a variable': "const tool = 'echo'; await tools.mcp_call({ server: 'everything', tool, arguments: { message: 'x' } });",
-      'a value in a variable, a template, a call': "const m = 'x'; await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: `${m}!` } }); await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: Number('1'), b: m.length } });",
-      'a spread that may bring the required property': "const base = { a: 1 }; await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { ...base, b: 2 } });",
-      'an unknown property before a spread that may take it away': "const o = {}; await tools.mcp_call({ server: 'typed', tool: 'x', arguments: {} }).catch(() => 0); await tools.mcp_call({ server: 'playwright', tool: 'browser_close', arguments: { extra: 1, ...o } });",
-      'a required property with a default, left out (Playwright browser_take_screenshot scale)': "await tools.mcp_call({ server: 'playwright', tool: 'browser_take_screenshot', arguments: {} });",
-      'null for an optional property (the conformance suite)': "await tools.mcp_call({ server: 'playwright', tool: 'browser_emulate_media', arguments: { colorScheme: 'dark', media: null } });",
+      'a value in a variable, a template, a call':
+        "const m = 'x'; await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: `${m}!` } }); await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: Number('1'), b: m.length } });",
+      'a spread that may bring the required property':
+        "const base = { a: 1 }; await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { ...base, b: 2 } });",
+      'an unknown property before a spread that may take it away':
+        "const o = {}; await tools.mcp_call({ server: 'typed', tool: 'x', arguments: {} }).catch(() => 0); await tools.mcp_call({ server: 'playwright', tool: 'browser_close', arguments: { extra: 1, ...o } });",
+      'a required property with a default, left out (Playwright browser_take_screenshot scale)':
+        "await tools.mcp_call({ server: 'playwright', tool: 'browser_take_screenshot', arguments: {} });",
+      'null for an optional property (the conformance suite)':
+        "await tools.mcp_call({ server: 'playwright', tool: 'browser_emulate_media', arguments: { colorScheme: 'dark', media: null } });",
       'arguments: null is sent as {}': "await tools.mcp_call({ server: 'playwright', tool: 'browser_close', arguments: null });",
-      'TypeScript around the literals': "const n: number = 2; await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: 1 as number, b: n } satisfies Record<string, number> });",
+      'TypeScript around the literals':
+        "const n: number = 2; await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: 1 as number, b: n } satisfies Record<string, number> });",
       'a tool listed after the cached list was read (the call refreshes once; so does the check)': "await tools.mcp_describe({ server: 'everything' });",
     };
     for (const [what, code] of Object.entries(working)) {
@@ -114,8 +124,13 @@ describe('adversarial: the check before a run', function () {
       const { tools } = JSON.parse(readFileSync(PLAYWRIGHT, 'utf8')) as { tools: { name: string; inputSchema: Record<string, unknown> }[] };
       const { context } = JSON.parse(readFileSync(CONFORMANCE, 'utf8')) as { context: { toolCalls: { name: string; arguments: unknown }[] } };
       const lines = [
-        ...tools.map((tool) => `await tools.mcp_call({ server: 'playwright', tool: ${JSON.stringify(tool.name)}, arguments: ${JSON.stringify(written(tool.inputSchema))} });`),
-        ...context.toolCalls.map((call) => `await tools.mcp_call({ server: 'conformance', tool: ${JSON.stringify(call.name)}, arguments: ${JSON.stringify(call.arguments)} });`),
+        ...tools.map(
+          (tool) =>
+            `await tools.mcp_call({ server: 'playwright', tool: ${JSON.stringify(tool.name)}, arguments: ${JSON.stringify(written(tool.inputSchema))} });`,
+        ),
+        ...context.toolCalls.map(
+          (call) => `await tools.mcp_call({ server: 'conformance', tool: ${JSON.stringify(call.name)}, arguments: ${JSON.stringify(call.arguments)} });`,
+        ),
       ];
       assert.ok(lines.length > 20);
       assert.deepEqual(await codes(lines.join('\n')), []);
@@ -139,7 +154,8 @@ function written(schema: unknown): unknown {
       return [];
     case 'object': {
       const out: Record<string, unknown> = {};
-      for (const name of s.required ?? []) if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
+      for (const name of s.required ?? [])
+        if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
       return out;
     }
     default:

@@ -101,11 +101,17 @@ describe('berry-mcp serve (stdio)', function () {
   });
 
   it('refuses a script whose literal call names an unknown server before it runs, each mistake at its line:column', async () => {
-    const result = await run(serve.client, "text('never');\nawait tools.mcp_call({ server: 'nope', tool: 'x' });\nawait tools.mcp_call({ server: 'everything', tool: 'eco' });");
+    const result = await run(
+      serve.client,
+      "text('never');\nawait tools.mcp_call({ server: 'nope', tool: 'x' });\nawait tools.mcp_call({ server: 'everything', tool: 'eco' });",
+    );
     assert.equal(result.isError, true);
     const [error] = texts(result);
     assert.match(error!, /^BerryError \[SCRIPT_CHECK_FAILED\] at line 2, column 32: The script was not run: .* 2 mistakes .*\n/);
-    assert.match(error!, /\n- 2:32 CHECK_UNKNOWN_SERVER: Unknown server "nope"\. Configured: everything, fault .*\n- 3:52 CHECK_UNKNOWN_TOOL: Server "everything" has no tool "eco"\. Its tools, closest first: echo,/);
+    assert.match(
+      error!,
+      /\n- 2:32 CHECK_UNKNOWN_SERVER: Unknown server "nope"\. Configured: everything, fault .*\n- 3:52 CHECK_UNKNOWN_TOOL: Server "everything" has no tool "eco"\. Its tools, closest first: echo,/,
+    );
     const structured = result.structuredContent as { ok: boolean; calls: number; error: { problems: { line: number; column: number; code: string }[] } };
     assert.deepEqual(
       structured.error.problems.map((p) => [p.line, p.column, p.code]),

@@ -102,7 +102,7 @@ async function listFor(connection: ServerConnection, entry: ResolvedServerConfig
       refreshed = true;
       found = await findTool(connection, entry, name, signal).catch(unknownTool);
     }
-    tools.push([name, found ?? (await unknownAfterRefresh(connection, entry, name, signal))]);
+    tools.push([name, found ?? (await lookupWithoutRefresh(connection, entry, name, signal))]);
   }
   const { catalog } = connection;
   const list = async <T>(read: () => Promise<T>): Promise<T | undefined> => read().catch(() => undefined);
@@ -122,12 +122,18 @@ async function listFor(connection: ServerConnection, entry: ResolvedServerConfig
   return { tools, visible: await visibleTools(connection, entry, signal), prompts, resources };
 }
 
-/** What findTool says of `name`, without refreshing the list again. */
-async function unknownAfterRefresh(connection: ServerConnection, entry: ResolvedServerConfig, name: string, signal: AbortSignal): Promise<{ readonly unknown: string }> {
+/** What findTool finds for `name`, without refreshing the list again. */
+async function lookupWithoutRefresh(
+  connection: ServerConnection,
+  entry: ResolvedServerConfig,
+  name: string,
+  signal: AbortSignal,
+): Promise<Tool | { readonly unknown: string }> {
   const all = await connection.listTools(signal, entry.name);
   const listed = all.find((tool) => tool.name === name);
-  const visible = applyToolFilter(all, entry.toolFilter).map((tool) => tool.name);
   const hidden = listed && hiddenReason(listed, entry.toolFilter);
+  if (listed && !hidden) return listed;
+  const visible = applyToolFilter(all, entry.toolFilter).map((tool) => tool.name);
   if (hidden) return { unknown: `Server "${entry.name}" has no tool "${name}" available: ${hidden}. Its tools: ${nameList(name, visible)}.` };
   return { unknown: `Server "${entry.name}" has no tool "${name}". Its tools, closest first: ${nameList(name, visible)}.` };
 }
