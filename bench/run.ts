@@ -42,6 +42,7 @@ const SECTIONS: readonly Section[] = [
   { id: '15', title: '15 confined start', load: async () => (await import('./confined.js')).default, failure: 'skipped', timeoutMs: 120_000 },
   { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '17', title: '17 serve load', load: async () => (await import('./serve-load.js')).default, failure: 'error', timeoutMs: 300_000 },
+  { id: '18', title: '18 check before a run', load: async () => (await import('./check.js')).default, failure: 'error', timeoutMs: 300_000 },
 ];
 
 interface SectionReport {
