@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MachineHost } from '../../src/bindings/index.js';
 import type { RunRecord } from '../../src/runtime/index.js';
 import { everythingPath, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
@@ -106,6 +108,31 @@ describe('host.run: the check before the run', function () {
     assert.equal(record.error?.code, 'MCP_UNKNOWN_TOOL');
     assert.equal(sent().length, before + 1);
     await assert.rejects(t.host.run('return 1', { check: 'maybe' as never }), /check must be 'calls' or 'off'/);
+  });
+
+  it("with a warm checker, reading a field the tool's declared output type lacks is a warning in the log; the run goes on", async () => {
+    assert.ok(t.host instanceof MachineHost);
+    const code = script(
+      "const w = await tools.mcp_call({ server: 'everything', tool: 'get-structured-content', arguments: { location: 'Chicago' } });",
+      'text(w.structuredContent.temp);',
+      'const first = w.content[0].text;',
+      'let own = { a: 1 }; own.b;',
+    );
+    // The process's second checked script warms the checker in the background.
+    let warnings: readonly string[] = [];
+    for (let i = 0; i < 50 && warnings.length === 0; i++) {
+      const checked = await t.host.checkScript(code, { functions: ['mcp_call'], typeBudgetMs: 10_000 });
+      warnings = (await checked.typeWarnings) ?? [];
+      if (warnings.length === 0) await sleep(200);
+    }
+    assert.deepEqual(warnings, ["2:26 TS2339: Property 'temp' does not exist on type 'StructuredContent'. (from the server's typings; the run goes on)"]);
+    const record = await t.host.run(code);
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    // In the run, within the default budget: on a loaded machine the checker may give up (no warning, never a refusal).
+    assert.ok(
+      record.logs.every((l) => l.level === 'warn' && l.text === warnings[0]),
+      JSON.stringify(record.logs),
+    );
   });
 
   it('a server that does not start is not a check failure: the run reports it itself', async () => {

@@ -36,10 +36,7 @@ export interface ScriptCheck {
   readonly problems: readonly CheckProblem[];
   /** For the run's log (level warn): what may fail, what the script handles, what was not checked. */
   readonly warnings: readonly string[];
-  /**
-   * The type checker's warnings, made while the run goes on (they never hold it back): for the
-   * run's log when it ends. Absent when there are none to look for.
-   */
+  /** The type checker's warnings, for the run's log (a promise: the checker's module loads only when a script passed). */
   readonly typeWarnings?: Promise<readonly string[]>;
 }
 
@@ -98,11 +95,8 @@ export async function checkScript(context: OperationContext, code: string, optio
   for (const request of requests) findings.push(...(await catalogFindings(ts, request, catalogs.get(request.server!.value))));
   const result = report(parsed, findings, notes);
   if (result.problems.length > 0) return result;
-  // After the run has started (a macrotask later); the module and the typings generator load only here.
-  const later = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(() => import('./type-warnings.js'))
-    .then(({ typeWarnings }) => typeWarnings(ts, parsed, code, catalogs, options.typeBudgetMs))
-    .catch(() => []);
+  // The module and the typings generator load only here.
+  const later = import('./type-warnings.js').then(({ typeWarnings }) => typeWarnings(ts, parsed, code, catalogs, options.typeBudgetMs)).catch(() => []);
   return { ...result, typeWarnings: later };
 }
 

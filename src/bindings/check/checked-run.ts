@@ -49,13 +49,12 @@ export async function runChecked<R extends RecordShape>(
     warnings: ['berry-mcp could not check this script before running it.'],
     typeWarnings: undefined,
   }));
-  const before = logsOf(warnings);
-  if (problems.length > 0) return refused(problems, before, performance.now() - started);
-  for (const log of before) onOutput?.({ kind: 'log', log });
-  const [record, later] = await Promise.all([start(), typeWarnings?.catch(() => []) ?? []]);
-  const after = logsOf(later);
-  for (const log of after) onOutput?.({ kind: 'log', log });
-  return before.length === 0 && after.length === 0 ? record : { ...record, logs: [...before, ...record.logs, ...after] };
+  if (problems.length > 0) return refused(problems, logsOf(warnings), performance.now() - started);
+  // Before the run, not beside it: the checker would hold the thread that answers the run's calls.
+  const logs = logsOf([...warnings, ...((await typeWarnings?.catch(() => [])) ?? [])]);
+  for (const log of logs) onOutput?.({ kind: 'log', log });
+  const record = await start();
+  return logs.length === 0 ? record : { ...record, logs: [...logs, ...record.logs] };
 }
 
 const logsOf = (texts: readonly string[]): Log[] => texts.map((text) => ({ level: 'warn', text }));

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { CompilerHost, CompilerOptions, Diagnostic, Node, Program, SourceFile, Type, TypeChecker } from 'typescript';
+import type { CompilerHost, CompilerOptions, Diagnostic, Node, SourceFile, Type, TypeChecker } from 'typescript';
 import { generateTypings, type TypingsServerInput } from '../typings/index.js';
 import { stringLiteral } from '../typings/ts-text.js';
 import type { ServerCatalog } from './catalog-view.js';
@@ -40,10 +40,9 @@ interface Warm {
   readonly files: Map<string, SourceFile>;
   readonly typings: Map<string, string>;
   servers?: SourceFile;
-  program?: Program;
 }
 
-/** The compiler's state, kept for the process: the lib and the API parsed once, the last program reused. */
+/** The compiler's state, kept for the process: the lib, the API and the last typings parsed once. */
 let warm: Warm | undefined;
 let checkedRuns = 0;
 
@@ -90,13 +89,9 @@ function diagnose(state: Warm, parsed: ParsedScript, typings: string, budgetMs: 
   const { ts } = state;
   const servers = serversFile(state, typings);
   const host = compilerHost(state, parsed.file, servers);
-  const program = ts.createProgram({
-    rootNames: [parsed.file.fileName, API_FILE, SERVERS_FILE],
-    options: state.options,
-    host,
-    ...(state.program ? { oldProgram: state.program } : {}),
-  });
-  state.program = program;
+  // No oldProgram: the SourceFiles are reused through the host already, and the last program
+  // would keep its whole checker alive (more heap for every run's garbage collector to walk).
+  const program = ts.createProgram({ rootNames: [parsed.file.fileName, API_FILE, SERVERS_FILE], options: state.options, host });
   const deadline = performance.now() + budgetMs;
   const token = {
     isCancellationRequested: () => performance.now() > deadline,
@@ -145,7 +140,6 @@ function warmUp(ts: TypeScript): void {
   const empty = ts.createSourceFile('/berry-mcp/warm.ts', '(async () => { await tools.mcp_list({}); })', ts.ScriptTarget.ES2022, true);
   const program = ts.createProgram({ rootNames: [empty.fileName, API_FILE, SERVERS_FILE], options, host: compilerHost(state, empty, serversFile(state, '')) });
   program.getSemanticDiagnostics(empty);
-  state.program = program;
   warm = state;
 }
 
