@@ -9,7 +9,7 @@ import { requestOf, type CallRequest } from './call-requests.js';
 import { catalogsFor, type ServerCatalog, type ServerNeeds } from './catalog-view.js';
 import { findCalls } from './find-calls.js';
 import { catalogFindings, requestFindings, type Finding } from './judge-calls.js';
-import { loadTypeScript } from './load-typescript.js';
+import { loadTypeScript, typeScriptLoaded } from './load-typescript.js';
 import { parseScript, type ParsedScript } from './parse-script.js';
 
 export interface ScriptCheckOptions {
@@ -20,7 +20,7 @@ export interface ScriptCheckOptions {
   readonly signal?: AbortSignal;
   /** Longest wait for the servers' catalogs; past it the run goes on unchecked. @default 300000 */
   readonly timeoutMs?: number;
-  /** The type checker's time for the warnings, once warm; past it they are given up; 0: no type warnings. @default 100 */
+  /** The type checker's time for the warnings, once warm; past it they are given up; 0: no type warnings. @default 15 */
   readonly typeBudgetMs?: number;
 }
 
@@ -57,6 +57,8 @@ export async function checkScript(context: OperationContext, code: string, optio
   // No TypeScript to load for a script that names no tools (`text(1)`).
   if (!/\btools\b/.test(code)) return NOTHING;
   if (code.length > MAX_CHECKED_CHARS) return unchecked(`it is longer than ${MAX_CHECKED_CHARS} characters`);
+  // Cold, loading the compiler takes ≈ 350 ms of this thread: the servers the script names start meanwhile.
+  if (!typeScriptLoaded()) startNamedServers(context, code, options);
   const ts = await loadTypeScript();
   const started = performance.now();
   let parsed: ParsedScript | undefined;
@@ -98,6 +100,16 @@ export async function checkScript(context: OperationContext, code: string, optio
   // The module and the typings generator load only here.
   const later = import('./type-warnings.js').then(({ typeWarnings }) => typeWarnings(ts, parsed, code, catalogs, options.typeBudgetMs)).catch(() => []);
   return { ...result, typeWarnings: later };
+}
+
+/**
+ * Starts the servers of the `server: '…'` literals the text holds, without waiting: what the check
+ * will ask for once the script is parsed (a name it does not configure is only looked up).
+ */
+function startNamedServers(context: OperationContext, code: string, options: ScriptCheckOptions): void {
+  const names = new Set([...code.matchAll(/\bserver\s*:\s*(['"`])([\w.@:/-]{1,200})\1/g)].slice(0, 32).map((m) => m[2]!));
+  const needs = new Map([...names].map((name): [string, ServerNeeds] => [name, { tools: new Set(), prompts: false, resources: false }]));
+  if (needs.size > 0) readCatalogs(context, needs, options).catch(() => {});
 }
 
 /** The catalogs, or undefined when the config cannot be read now (the run then reports it). */

@@ -5,9 +5,18 @@
 type TypeScript = typeof import('typescript');
 
 let loading: Promise<TypeScript> | undefined;
+let loaded = false;
+
+/** True once the compiler is loaded (a check no longer waits for it). */
+export function typeScriptLoaded(): boolean {
+  return loaded;
+}
 
 export function loadTypeScript(): Promise<TypeScript> {
-  loading ??= import('typescript').then((module) => ((module as { default?: TypeScript }).default ?? module) as TypeScript);
+  loading ??= import('typescript').then((module) => {
+    loaded = true;
+    return ((module as { default?: TypeScript }).default ?? module) as TypeScript;
+  });
   return loading;
 }
 

@@ -22,7 +22,7 @@ const MAX_TYPED_CHARS = 64 * 1024;
  * The checker's time for one script, warm; past it the warnings are given up. It runs beside the
  * run, but on the thread that answers the run's calls: this bounds how long it may hold them.
  */
-export const TYPE_BUDGET_MS = 100;
+export const TYPE_BUDGET_MS = 15;
 const MAX_WARNINGS = 10;
 const MAX_WARNING_CHARS = 300;
 /** Property missing; possibly undefined or null. */
