@@ -17,6 +17,7 @@ const ELSEWHERE = new Set(['docs', 'large', 'legacy', 'monitor', 'slowstart', 't
 /** Scripts that fail on purpose, by a piece of their text: what they show. */
 const ON_PURPOSE: Record<string, string> = {
   "text('never');": 'serve/server.test.ts: the check refusing in the serve face',
+  'text("started");': 'cli/run.test.ts: the check refusing in the CLI face, and --no-check',
 };
 
 /** Every script literal (a string or template containing `tools.mcp_`) of the test files under `dir`. */

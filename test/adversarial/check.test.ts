@@ -100,6 +100,7 @@ describe('adversarial: the check before a run', function () {
         'await run({ mcp_call: async () => 1 });',
       ].join('\n'),
       'a var tools declared later in the script (hoisted)': 'const r = await tools.mcp_nope({});\nvar tools = { mcp_nope: async () => 1 };',
+      "the object's own methods on tools (feature detection)": "if (tools.hasOwnProperty('mcp_search')) text(tools.toString());",
       'a tool name in a variable': "const tool = 'echo'; await tools.mcp_call({ server: 'everything', tool, arguments: { message: 'x' } });",
       'a value in a variable, a template, a call':
         "const m = 'x'; await tools.mcp_call({ server: 'everything', tool: 'echo', arguments: { message: `${m}!` } }); await tools.mcp_call({ server: 'everything', tool: 'get-sum', arguments: { a: Number('1'), b: m.length } });",

@@ -23,6 +23,8 @@ export interface ServerNeeds {
   readonly tools: Set<string>;
   prompts: boolean;
   resources: boolean;
+  /** A call needs the server's catalog (a tool, prompt or resource named): else only its entry is looked up, nothing started. */
+  connect: boolean;
 }
 
 export type ServerCatalog =
@@ -66,7 +68,8 @@ export function catalogsFor(
           out.set(server, { kind: 'unknown', message: unknownServer(server, names, path, exists).message });
           return;
         }
-        if (slot.status !== 'ok') return out.set(server, { kind: 'skipped' });
+        // mcp_list and mcp_describe({ server }) may answer from a saved catalog: the check starts nothing for them.
+        if (slot.status !== 'ok' || !need.connect) return out.set(server, { kind: 'skipped' });
         try {
           const listed = await context.use(prepared, slot.config, (connection) => listFor(connection, slot.config, need, signal), signal);
           const observed = await context.observed

@@ -86,10 +86,11 @@ export async function checkScript(context: OperationContext, code: string, optio
     if (request?.server === undefined || !options.functions.includes(call.fn)) continue;
     requests.push(request);
     let need = needs.get(request.server.value);
-    if (need === undefined) needs.set(request.server.value, (need = { tools: new Set(), prompts: false, resources: false }));
+    if (need === undefined) needs.set(request.server.value, (need = { tools: new Set(), prompts: false, resources: false, connect: false }));
     if ((call.fn === 'mcp_call' || call.fn === 'mcp_describe') && request.name) need.tools.add(request.name.value);
     if (call.fn === 'mcp_prompt') need.prompts = true;
     if (call.fn === 'mcp_read') need.resources = true;
+    need.connect ||= need.tools.size > 0 || need.prompts || need.resources;
   }
 
   const catalogs = needs.size === 0 ? new Map<string, ServerCatalog>() : await readCatalogs(context, needs, options);
@@ -103,12 +104,13 @@ export async function checkScript(context: OperationContext, code: string, optio
 }
 
 /**
- * Starts the servers of the `server: '…'` literals the text holds, without waiting: what the check
- * will ask for once the script is parsed (a name it does not configure is only looked up).
+ * Starts the servers of the `server: '…', tool|name|uri: …` literals the text holds, without
+ * waiting: what the check will ask for once the script is parsed (a name not configured is only looked up).
  */
 function startNamedServers(context: OperationContext, code: string, options: ScriptCheckOptions): void {
-  const names = new Set([...code.matchAll(/\bserver\s*:\s*(['"`])([\w.@:/-]{1,200})\1/g)].slice(0, 32).map((m) => m[2]!));
-  const needs = new Map([...names].map((name): [string, ServerNeeds] => [name, { tools: new Set(), prompts: false, resources: false }]));
+  const named = /\bserver\s*:\s*(['"`])([\w.@:/-]{1,200})\1\s*,\s*(?:tool|name|uri)\s*:/g;
+  const names = new Set([...code.matchAll(named)].slice(0, 32).map((m) => m[2]!));
+  const needs = new Map([...names].map((name): [string, ServerNeeds] => [name, { tools: new Set(), prompts: false, resources: false, connect: true }]));
   if (needs.size > 0) readCatalogs(context, needs, options).catch(() => {});
 }
 

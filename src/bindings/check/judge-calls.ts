@@ -31,7 +31,8 @@ export function requestFindings(
   functions: readonly string[],
 ): Finding[] {
   if (!functions.includes(fn.name)) {
-    if (fn.optional) return [];
+    // `tools.hasOwnProperty(…)`, `tools.toString()`: an object's own methods work on tools too.
+    if (fn.optional || fn.name in Object.prototype) return [];
     const message = `tools.${fn.name} is not a function of the script API. It has: ${nameList(fn.name, functions)}.`;
     return [{ node: fn.node, code: 'CHECK_UNKNOWN_FUNCTION', message, handled: fn.handled }];
   }
