@@ -11,7 +11,6 @@ import { dirname } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { CompilerHost, CompilerOptions, Diagnostic, Node, SourceFile, Type, TypeChecker } from 'typescript';
 import { generateTypings, type TypingsServerInput } from '../typings/index.js';
-import { stringLiteral } from '../typings/ts-text.js';
 import type { ServerCatalog } from './catalog-view.js';
 import type { TypeScript } from './load-typescript.js';
 import type { ParsedScript } from './parse-script.js';
@@ -145,9 +144,9 @@ function warmUp(ts: TypeScript): void {
 
 /**
  * The generated typings of `inputs`, by their content (unchanged catalogs generate nothing), with
- * their server map renamed and read through one plain overload of `mcp_call` per tool the script
- * names: the API's generic signatures over a filled map cost the checker several times more, and
- * arguments are the call check's business, not the warnings'.
+ * their server map renamed and read through one plain signature of `mcp_call` (the API's own
+ * signatures over a filled map cost the checker several times more), whose arguments are unknown:
+ * they are the call check's business, not the warnings'.
  */
 async function typingsOf(state: Warm, inputs: readonly TypingsServerInput[]): Promise<string> {
   const key = createHash('sha256')
@@ -161,13 +160,11 @@ async function typingsOf(state: Warm, inputs: readonly TypingsServerInput[]): Pr
       '\ndeclare namespace BerryMcp {\n  interface CheckedServers {\n',
     );
     if (renamed === generated) return '';
-    const overloads = inputs.flatMap(({ server, tools }) =>
-      (tools ?? []).map(({ name }) => {
-        const structured = `CheckedServers[${stringLiteral(server)}][${stringLiteral(name)}]['structured']`;
-        return `    mcp_call(request: { readonly server: ${stringLiteral(server)}; readonly tool: ${stringLiteral(name)}; readonly arguments?: unknown }): Promise<CallResultWith<${structured}>>;\n`;
-      }),
-    );
-    text = `${renamed.replace('\n  interface Prompts {\n', '\n  interface CheckedPrompts {\n')}\ndeclare namespace BerryMcp {\n  interface Tools {\n${overloads.join('')}  }\n}\n`;
+    // One generic signature, not an overload per tool: TypeScript checks a call's arguments once per candidate signature.
+    const call =
+      '    mcp_call<S extends keyof CheckedServers, T extends keyof CheckedServers[S]>(request: { readonly server: S; readonly tool: T; readonly arguments?: unknown }): ' +
+      'Promise<CallResultWith<CheckedServers[S][T] extends { structured: infer R } ? R : unknown>>;\n';
+    text = `${renamed.replace('\n  interface Prompts {\n', '\n  interface CheckedPrompts {\n')}\ndeclare namespace BerryMcp {\n  interface Tools {\n${call}  }\n}\n`;
     state.typings.set(key, text);
     if (state.typings.size > 16) state.typings.delete(state.typings.keys().next().value!);
   }
