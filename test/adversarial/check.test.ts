@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MachineHost } from '../../src/bindings/index.js';
 import type { ScriptCheck } from '../../src/bindings/index.js';
-import { everythingPath, FIXTURES_DIR, typedServerPath } from '../support/paths.js';
+import { everythingPath, faultServerPath, FIXTURES_DIR, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
 const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt'];
@@ -20,6 +20,7 @@ describe('adversarial: the check before a run', function () {
   this.timeout(120_000);
   const t = useTestHost(() => ({
     everything: { command: process.execPath, args: [everythingPath] },
+    fault: { command: process.execPath, args: [faultServerPath] },
     playwright: { command: process.execPath, args: [typedServerPath, `--tools-from=${PLAYWRIGHT}`] },
     conformance: { command: process.execPath, args: [typedServerPath, `--tools-from=${CONFORMANCE}`] },
   }));
@@ -120,6 +121,16 @@ describe('adversarial: the check before a run', function () {
     for (const [what, code] of Object.entries(working)) {
       it(what, async () => assert.deepEqual(await codes(code), []));
     }
+
+    it('a tool an earlier call adds (a server whose tools may change, dynamic toolsets) runs, with a warning', async () => {
+      const code =
+        "await tools.mcp_call({ server: 'fault', tool: 'add_tool', arguments: { name: 'dyn' } });\nreturn (await tools.mcp_call({ server: 'fault', tool: 'dyn' })).content[0].text;";
+      const record = await t.host.run(code);
+      assert.equal(record.result, 'dyn', JSON.stringify(record.error));
+      assert.match(record.logs[0]?.text ?? '', /^2:55 CHECK_UNKNOWN_TOOL: Server "fault" has no tool "dyn"\..* Its tools may change \(listChanged\)/);
+      // The same name without the call before it is still refused.
+      assert.deepEqual(await codes("await tools.mcp_call({ server: 'fault', tool: 'dyn2' });"), ['1:47 CHECK_UNKNOWN_TOOL']);
+    });
 
     it("the Playwright MCP corpus and the conformance suite's own arguments, as literals: no mistake", async () => {
       const { tools } = JSON.parse(readFileSync(PLAYWRIGHT, 'utf8')) as { tools: { name: string; inputSchema: Record<string, unknown> }[] };

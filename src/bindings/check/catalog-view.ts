@@ -37,6 +37,8 @@ export type ServerCatalog =
       /** Every tool the script may call (for the typings of the warnings), with what calls taught of their results. */
       readonly visible: readonly Tool[];
       readonly observed: ObservedTools | undefined;
+      /** The server says its tool list may change (`tools.listChanged`): a call may make a tool appear. */
+      readonly toolsMayChange: boolean;
       /** null: the server publishes none (no capability); undefined: its list could not be read. */
       readonly prompts: readonly Prompt[] | null | undefined;
       readonly resources: { readonly uris: readonly string[]; readonly templates: readonly string[] } | null | undefined;
@@ -44,6 +46,7 @@ export type ServerCatalog =
 
 interface Listed {
   readonly tools: [string, Tool | { readonly unknown: string }][];
+  readonly toolsMayChange: boolean;
   readonly visible: Tool[];
   readonly prompts: Prompt[] | null | undefined;
   readonly resources: { uris: string[]; templates: string[] } | null | undefined;
@@ -76,14 +79,7 @@ export function catalogsFor(
             .for(client)
             .view(slot.config.fingerprint, server, listed.visible, gateOf(servers), signal)
             .catch(() => undefined);
-          out.set(server, {
-            kind: 'listed',
-            tools: new Map(listed.tools),
-            visible: listed.visible,
-            observed,
-            prompts: listed.prompts,
-            resources: listed.resources,
-          });
+          out.set(server, { kind: 'listed', ...listed, tools: new Map(listed.tools), observed });
         } catch {
           // Not started, not signed in, cancelled: the run meets the same and says so in its own words.
           out.set(server, { kind: 'skipped' });
@@ -122,7 +118,8 @@ async function listFor(connection: ServerConnection, entry: ResolvedServerConfig
           uris: (await catalog.list('resources', signal, entry.name)).items.map((r) => r.uri),
           templates: (await catalog.list('resourceTemplates', signal, entry.name)).items.map((t) => t.uriTemplate),
         }));
-  return { tools, visible: await visibleTools(connection, entry, signal), prompts, resources };
+  const toolsMayChange = connection.client.getServerCapabilities()?.tools?.listChanged === true;
+  return { tools, toolsMayChange, visible: await visibleTools(connection, entry, signal), prompts, resources };
 }
 
 /** What findTool finds for `name`, without refreshing the list again. */

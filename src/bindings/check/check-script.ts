@@ -95,12 +95,30 @@ export async function checkScript(context: OperationContext, code: string, optio
 
   const catalogs = needs.size === 0 ? new Map<string, ServerCatalog>() : await readCatalogs(context, needs, options);
   if (catalogs === undefined) return report(parsed, findings, notes);
-  for (const request of requests) findings.push(...(await catalogFindings(ts, request, catalogs.get(request.server!.value))));
+  for (const request of requests) {
+    const catalog = catalogs.get(request.server!.value);
+    findings.push(...(await catalogFindings(ts, request, catalog, calledBefore(request, requests, catalog))));
+  }
   const result = report(parsed, findings, notes);
   if (result.problems.length > 0) return result;
   // The module and the typings generator load only here.
   const later = import('./type-warnings.js').then(({ typeWarnings }) => typeWarnings(ts, parsed, code, catalogs, options.typeBudgetMs)).catch(() => []);
   return { ...result, typeWarnings: later };
+}
+
+/** Another call of the same server, to a tool it lists, is written before `request`. */
+function calledBefore(request: CallRequest, requests: readonly CallRequest[], catalog: ServerCatalog | undefined): boolean {
+  if (catalog?.kind !== 'listed') return false;
+  return requests.some((other) => {
+    const tool = other.name === undefined ? undefined : catalog.tools.get(other.name.value);
+    return (
+      other.call.fn === 'mcp_call' &&
+      other.server?.value === request.server?.value &&
+      other.call.call.pos < request.call.call.pos &&
+      tool !== undefined &&
+      !('unknown' in tool)
+    );
+  });
 }
 
 /**

@@ -46,8 +46,12 @@ export function requestFindings(
   }));
 }
 
-/** The mistakes of one call against its server's catalog. */
-export async function catalogFindings(ts: TypeScript, call: CallRequest, catalog: ServerCatalog | undefined): Promise<Finding[]> {
+/**
+ * The mistakes of one call against its server's catalog. `calledBefore`: the script calls a listed
+ * tool of the same server earlier in its text; with a server whose tool list may change, that call
+ * may be what makes an unlisted tool appear (dynamic toolsets): a warning then, not a refusal.
+ */
+export async function catalogFindings(ts: TypeScript, call: CallRequest, catalog: ServerCatalog | undefined, calledBefore = false): Promise<Finding[]> {
   const { fn, handled } = call.call;
   const at = (node: Node, code: string, message: string): Finding[] => [{ node, code, message, handled }];
   if (catalog === undefined || catalog.kind === 'skipped' || call.server === undefined) return [];
@@ -56,7 +60,11 @@ export async function catalogFindings(ts: TypeScript, call: CallRequest, catalog
   if ((fn === 'mcp_call' || fn === 'mcp_describe') && call.name !== undefined) {
     const tool = catalog.tools.get(call.name.value);
     if (tool === undefined) return [];
-    if ('unknown' in tool) return at(call.name.node, 'CHECK_UNKNOWN_TOOL', tool.unknown);
+    if ('unknown' in tool) {
+      if (!(catalog.toolsMayChange && calledBefore)) return at(call.name.node, 'CHECK_UNKNOWN_TOOL', tool.unknown);
+      const message = `${tool.unknown} Its tools may change (listChanged) after the calls before this one.`;
+      return [{ node: call.name.node, code: 'CHECK_UNKNOWN_TOOL', message, handled, warning: true }];
+    }
     return fn === 'mcp_call' ? argumentFindings(ts, call, tool, `${label}/${tool.name}`) : [];
   }
   if (fn === 'mcp_prompt' && call.name !== undefined && catalog.prompts !== undefined) {
