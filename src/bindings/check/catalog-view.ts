@@ -37,8 +37,9 @@ export type ServerCatalog =
       /** Every tool the script may call (for the typings of the warnings), with what calls taught of their results. */
       readonly visible: readonly Tool[];
       readonly observed: ObservedTools | undefined;
-      /** The server says its tool list may change (`tools.listChanged`): a call may make a tool appear. */
+      /** The server says its tool (prompt) list may change (`listChanged`): a call may make one appear. */
       readonly toolsMayChange: boolean;
+      readonly promptsMayChange: boolean;
       /** null: the server publishes none (no capability); undefined: its list could not be read. */
       readonly prompts: readonly Prompt[] | null | undefined;
       readonly resources: { readonly uris: readonly string[]; readonly templates: readonly string[] } | null | undefined;
@@ -47,6 +48,7 @@ export type ServerCatalog =
 interface Listed {
   readonly tools: [string, Tool | { readonly unknown: string }][];
   readonly toolsMayChange: boolean;
+  readonly promptsMayChange: boolean;
   readonly visible: Tool[];
   readonly prompts: Prompt[] | null | undefined;
   readonly resources: { uris: string[]; templates: string[] } | null | undefined;
@@ -118,8 +120,10 @@ async function listFor(connection: ServerConnection, entry: ResolvedServerConfig
           uris: (await catalog.list('resources', signal, entry.name)).items.map((r) => r.uri),
           templates: (await catalog.list('resourceTemplates', signal, entry.name)).items.map((t) => t.uriTemplate),
         }));
-  const toolsMayChange = connection.client.getServerCapabilities()?.tools?.listChanged === true;
-  return { tools, toolsMayChange, visible: await visibleTools(connection, entry, signal), prompts, resources };
+  const capabilities = connection.client.getServerCapabilities();
+  const toolsMayChange = capabilities?.tools?.listChanged === true;
+  const promptsMayChange = capabilities?.prompts?.listChanged === true;
+  return { tools, toolsMayChange, promptsMayChange, visible: await visibleTools(connection, entry, signal), prompts, resources };
 }
 
 /** What findTool finds for `name`, without refreshing the list again. */

@@ -72,11 +72,17 @@ export async function catalogFindings(ts: TypeScript, call: CallRequest, catalog
     const prompt = catalog.prompts.find((p) => p.name === call.name!.value);
     if (prompt === undefined) {
       const names = catalog.prompts.map((p) => p.name);
-      return at(
-        call.name.node,
-        'CHECK_UNKNOWN_PROMPT',
-        `Server "${call.server.value}" has no prompt "${call.name.value}". Its prompts: ${nameList(call.name.value, names)}.`,
-      );
+      const message = `Server "${call.server.value}" has no prompt "${call.name.value}". Its prompts: ${nameList(call.name.value, names)}.`;
+      if (!(catalog.promptsMayChange && calledBefore)) return at(call.name.node, 'CHECK_UNKNOWN_PROMPT', message);
+      return [
+        {
+          node: call.name.node,
+          code: 'CHECK_UNKNOWN_PROMPT',
+          message: `${message} Its prompts may change (listChanged) after the calls before this one.`,
+          handled,
+          warning: true,
+        },
+      ];
     }
     return promptFindings(ts, call, prompt.arguments ?? [], `${label}/${prompt.name}`);
   }
