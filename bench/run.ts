@@ -43,6 +43,7 @@ const SECTIONS: readonly Section[] = [
   { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '17', title: '17 serve load', load: async () => (await import('./serve-load.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '18', title: '18 search', load: async () => (await import('./search.js')).default, failure: 'error', timeoutMs: 120_000 },
+  { id: '19', title: '19 check before a run', load: async () => (await import('./check.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '20', title: '20 store and load', load: async () => (await import('./state.js')).default, failure: 'error', timeoutMs: 180_000 },
 ];
 

@@ -19,7 +19,7 @@ const BIN = join(PROJECT_ROOT, 'bin', 'berry-mcp');
 const RAW_ONE_SHOT = join(PROJECT_ROOT, 'bench', 'peers', 'raw-oneshot.mjs');
 
 /** Runs a process to its end; resolves to its wall-clock time in ms, or rejects if it failed. */
-function timeProcess(command: string, args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
+export function timeProcess(command: string, args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
   return () =>
     new Promise((resolve, reject) => {
       const started = performance.now();

@@ -1,6 +1,6 @@
 import type { ApproveCall } from './bindings/operations/approval/approval.js';
 import type { ElicitationHandler } from './bindings/handlers.js';
-import { MachineHost, type McpHost, type McpHostOptions } from './bindings/index.js';
+import { MachineHost, runChecked, type McpHost, type McpHostOptions } from './bindings/index.js';
 import { IsolatePool, parkedIsolates, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**
@@ -19,6 +19,13 @@ export interface RunOptions extends Omit<RunScriptOptions, 'functions'> {
   readonly client?: object;
   /** Where the script runs: runScript on this thread (from this host's warm pool) by default; serve passes its worker pool's. */
   readonly runScript?: (code: string, options: RunScriptOptions) => Promise<RunRecord>;
+  /**
+   * `'calls'`: before the run starts, check the script's `tools.*` calls against the script API and the
+   * catalogs of the servers they name; a certain mistake fails the run with SCRIPT_CHECK_FAILED before
+   * anything is sent, and type warnings go to its log (docs/scripts.md). `'off'`: run it as it is.
+   * @default 'calls'
+   */
+  readonly check?: 'calls' | 'off';
 }
 
 export interface HostOptions extends McpHostOptions {
@@ -60,7 +67,9 @@ class BerryHost extends MachineHost implements Host {
     this.#onParked = onParkedIsolate;
   }
 
-  run(code: string, { approveCall, onElicitation, client, runScript: execute, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+  run(code: string, { approveCall, onElicitation, client, runScript: execute, check, ...runOptions }: RunOptions = {}): Promise<RunRecord> {
+    if (check !== undefined && check !== 'calls' && check !== 'off')
+      return Promise.reject(new TypeError(`check must be 'calls' or 'off', got ${String(check)}`));
     const hooks = { ...(onElicitation ? { onElicitation } : {}), ...(client ? { client } : {}) };
     // Made once per run, not per call: what every mcp_call of this run passes besides its own signal and progress.
     const callHooks = approveCall ? { approveCall, ...hooks } : hooks;
@@ -82,7 +91,15 @@ class BerryHost extends MachineHost implements Host {
         mcp_search: (args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
       },
     };
-    const running = execute ? execute(code, options) : runScript(code, options, this.#warm);
+    const start = (): Promise<RunRecord> => (execute ? execute(code, options) : runScript(code, options, this.#warm));
+    const running =
+      check === 'off'
+        ? start()
+        : runChecked(
+            this.checkScript(code, { functions: Object.keys(options.functions), ...(client ? { client } : {}), ...checkLimits(runOptions) }),
+            start,
+            runOptions.onOutput,
+          );
     return this.#onParked === undefined ? running : running.then((record) => this.#reportParked(record));
   }
 
@@ -104,6 +121,11 @@ class BerryHost extends MachineHost implements Host {
     this.#warm.close();
     await super.close();
   }
+}
+
+/** The run's signal and time limit bound the check's wait for catalogs too. */
+function checkLimits({ signal, timeoutMs }: Omit<RunScriptOptions, 'functions'>): { signal?: AbortSignal; timeoutMs?: number } {
+  return { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }) };
 }
 
 export function createHost(options: HostOptions = {}): Host {

@@ -50,6 +50,7 @@ import { typings } from './operations/typings.js';
 import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
+import type { ScriptCheck, ScriptCheckOptions } from './check/check-script.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -267,6 +268,12 @@ export class MachineHost implements McpHost {
   async search(request: SearchRequest, options: OperationOptions = {}): Promise<SearchResult> {
     throwIfCancelled(options.signal);
     return searchOperation(this.#context, request, options);
+  }
+
+  /** The check before a run (check/): certain mistakes at `tools.*` calls, and warnings; loaded only for a script that names `tools`. */
+  async checkScript(code: string, options: ScriptCheckOptions): Promise<ScriptCheck> {
+    if (!/\btools\b/.test(code)) return { problems: [], warnings: [] };
+    return (await import('./check/check-script.js')).checkScript(this.#context, code, options);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

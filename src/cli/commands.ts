@@ -98,8 +98,9 @@ export const COMMANDS = {
     details:
       'Runs FILE (or stdin with -), JavaScript or TypeScript, as the body of an async function, with\ntools.mcp_search, tools.mcp_list, tools.mcp_describe, tools.mcp_call, tools.mcp_read,\ntools.mcp_prompt, text(), image(), store(), load() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
     arity: [1, 1],
-    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
+    options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'no-check', 'help'],
     numbers: { timeout: RUN_TIMEOUT, memory: RUN_MEMORY },
+    optionHelp: { 'no-check': "run without first checking the script's tools.* calls against the servers (see docs/scripts.md)" },
     load: async () => (await import('./commands/run-command.js')).runCommand,
   },
   typings: {
@@ -176,6 +177,7 @@ export const COMMANDS = {
       'output-limit',
       'signatures',
       'confirm-writes',
+      'no-check',
       'help',
     ],
     numbers: {
@@ -196,6 +198,7 @@ export const COMMANDS = {
       timeout: "a run's default and maximum wall-clock limit (default 300)",
       memory: 'isolate memory limit of each run (default 128)',
       'confirm-writes': "ask the client's user (elicitation) before each call to a tool that may write; refused when the client cannot be asked",
+      'no-check': 'run scripts without first checking their tools.* calls against the servers (see docs/scripts.md)',
     },
     load: async () => (await import('./commands/serve-command.js')).serveCommand,
   },

@@ -21,6 +21,7 @@ export type {
   RunLog,
   RunLogLevel,
   RunOutput,
+  RunProblem,
   RunProgress,
   RunRecord,
   RunScriptOptions,

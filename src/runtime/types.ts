@@ -110,6 +110,16 @@ export interface RunError {
   readonly column?: number;
   /** The script's own stack frames, innermost first, one a line (`at f (script.js:2:8)`), when it threw an Error. */
   readonly stack?: string;
+  /** SCRIPT_CHECK_FAILED: every mistake the check before the run found (the message lists them too, bounded). */
+  readonly problems?: readonly RunProblem[];
+}
+
+/** One mistake found before the run: where it is written in the script, its code (`CHECK_UNKNOWN_TOOL`…) and what to do. */
+export interface RunProblem {
+  readonly line: number;
+  readonly column: number;
+  readonly code: string;
+  readonly message: string;
 }
 
 export interface RunRecord {

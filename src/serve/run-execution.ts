@@ -17,6 +17,8 @@ export interface RunExecution {
   readonly queue: RunQueue;
   readonly limits: DescriptionLimits;
   readonly confirmWrites: boolean;
+  /** RunOptions.check of every run. */
+  readonly check: 'calls' | 'off';
   /** Where the scripts run (executor.ts): the worker pool's runScript, or nothing for this thread. */
   readonly runOptions: RunExecutor['runOptions'];
 }
@@ -46,6 +48,7 @@ export async function executeRun(
             // The queue's client is the run's: it sees only result types its own calls taught.
             client,
             signal,
+            check: execution.check,
             timeoutMs: (parsed.timeoutSeconds ?? limits.defaultTimeoutSeconds) * 1000,
             memoryLimitMb: limits.memoryLimitMb,
             outputLimitBytes: limits.outputLimitBytes,

@@ -41,6 +41,8 @@ export interface RunServiceOptions {
   readonly signatures?: boolean;
   /** Ask the run's client (elicitation) before each call to a tool that may write. @default false */
   readonly confirmWrites?: boolean;
+  /** Check each script's `tools.*` calls before it runs (RunOptions.check). @default 'calls' */
+  readonly check?: 'calls' | 'off';
   /** Where serving problems go (never script output). */
   readonly onWarning?: (message: string) => void;
   /** Worker processes that run the scripts (executor.ts); 0 runs them in serve's own process. @default cores - 1, at least 2 and at most 4; 1 on one core */
@@ -99,6 +101,7 @@ export class RunService {
       queue: this.queue,
       limits: this.limits,
       confirmWrites: options.confirmWrites === true,
+      check: options.check ?? 'calls',
       runOptions: this.#executor.runOptions,
     };
     // A question's state lives as long as its run may.

@@ -114,4 +114,23 @@ describe('berry-mcp run (as a person runs it)', function () {
     assert.equal(record.error.code, 'SCRIPT_TIMEOUT');
     assert.match(record.error.message, /\(--timeout\)/);
   });
+
+  it('a certain mistake is refused before the run, each at its line:column; --no-check runs the script as it is', async () => {
+    const script = 'text("started");\nawait tools.mcp_call({ server: "everything", tool: "eco", arguments: {} });\n';
+    const checked = await berry(['run', '-', '--config', 'mcp.json'], { cwd: tmp.dir, input: script });
+    assert.equal(checked.code, 1);
+    assert.equal(checked.stdout, '', 'nothing ran');
+    assert.match(checked.stderr, /^berry-mcp: script failed \(line 2, column 52\): BerryError \[SCRIPT_CHECK_FAILED\]: The script was not run: .* a mistake /);
+    assert.match(checked.stderr, /\n- 2:52 CHECK_UNKNOWN_TOOL: Server "everything" has no tool "eco"\. Its tools, closest first: echo,/);
+    const json = await berry(['run', '-', '--json', '--config', 'mcp.json'], { cwd: tmp.dir, input: script });
+    const record = JSON.parse(json.stdout) as { error: { code: string; problems: { line: number; column: number; code: string }[] } };
+    assert.deepEqual(
+      record.error.problems.map((p) => [p.line, p.column, p.code]),
+      [[2, 52, 'CHECK_UNKNOWN_TOOL']],
+    );
+    const unchecked = await berry(['run', '-', '--no-check', '--config', 'mcp.json'], { cwd: tmp.dir, input: script });
+    assert.equal(unchecked.code, 1);
+    assert.equal(unchecked.stdout, 'started\n', 'the script ran up to the call');
+    assert.match(unchecked.stderr, /\[MCP_UNKNOWN_TOOL\]/);
+  });
 });

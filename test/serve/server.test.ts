@@ -94,9 +94,33 @@ describe('berry-mcp serve (stdio)', function () {
   });
 
   it('passes a host error code through to the script and the result', async () => {
-    const result = await run(serve.client, "await tools.mcp_call({ server: 'nope', tool: 'x' });");
+    // The server's name in a variable: the check before the run leaves it to the call.
+    const result = await run(serve.client, "const server = 'nope';\nawait tools.mcp_call({ server, tool: 'x' });");
     assert.equal(result.isError, true);
-    assert.match(texts(result).at(-1)!, /^BerryError \[MCP_UNKNOWN_SERVER\] at line 1, column \d+: Unknown server "nope"\. Configured: everything, fault/);
+    assert.match(texts(result).at(-1)!, /^BerryError \[MCP_UNKNOWN_SERVER\] at line 2, column \d+: Unknown server "nope"\. Configured: everything, fault/);
+  });
+
+  it('refuses a script whose literal call names an unknown server before it runs, each mistake at its line:column', async () => {
+    const result = await run(
+      serve.client,
+      "text('never');\nawait tools.mcp_call({ server: 'nope', tool: 'x' });\nawait tools.mcp_call({ server: 'everything', tool: 'eco' });",
+    );
+    assert.equal(result.isError, true);
+    const [error] = texts(result);
+    assert.match(error!, /^BerryError \[SCRIPT_CHECK_FAILED\] at line 2, column 32: The script was not run: .* 2 mistakes .*\n/);
+    assert.match(
+      error!,
+      /\n- 2:32 CHECK_UNKNOWN_SERVER: Unknown server "nope"\. Configured: everything, fault .*\n- 3:52 CHECK_UNKNOWN_TOOL: Server "everything" has no tool "eco"\. Its tools, closest first: echo,/,
+    );
+    const structured = result.structuredContent as { ok: boolean; calls: number; error: { problems: { line: number; column: number; code: string }[] } };
+    assert.deepEqual(
+      structured.error.problems.map((p) => [p.line, p.column, p.code]),
+      [
+        [2, 32, 'CHECK_UNKNOWN_SERVER'],
+        [3, 52, 'CHECK_UNKNOWN_TOOL'],
+      ],
+    );
+    assert.equal(structured.calls, 0);
   });
 
   it('answers bad input with an isError result naming the field, and keeps serving', async () => {

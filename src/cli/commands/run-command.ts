@@ -38,6 +38,7 @@ export const runCommand: CommandHandler = async ({ args, io, signal, host }) => 
       filename: file === '-' ? 'stdin.js' : file,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutMs: args.timeoutSeconds * 1000 }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),
+      ...(args.values['no-check'] === true ? { check: 'off' as const } : {}),
       onProgress: (p) => progress.update(p.call, p.label ?? p.fn, p.progress, p.total, p.message),
       onCallEnd: (c) => progress.remove(c.call),
       ...(args.json ? {} : { onOutput: stream }),

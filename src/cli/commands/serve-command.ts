@@ -123,6 +123,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(serve.workers === undefined ? {} : { workers: serve.workers }),
       ...(args.numbers['state-idle'] === undefined ? {} : { stateIdleSeconds: args.numbers['state-idle'] }),
       confirmWrites: args.confirmWrites,
+      ...(args.values['no-check'] === true ? { check: 'off' as const } : {}),
       signatures: args.values.signatures === true,
       ...(args.timeoutSeconds === undefined ? {} : { timeoutSeconds: args.timeoutSeconds }),
       ...(args.memoryMb === undefined ? {} : { memoryLimitMb: args.memoryMb }),

@@ -26,6 +26,7 @@ const MAX_SCHEMA_CHARS = 256 * 1024;
 
 const byObject = new WeakMap<object, Compiled>();
 const byHash = new Map<string, Promise<Compiled>>();
+const everyByObject = new WeakMap<object, Promise<ValidateFunction | undefined>>();
 
 export class ArgumentChecker {
   readonly #log: LogSink;
@@ -72,15 +73,30 @@ export class ArgumentChecker {
   }
 }
 
-function compile(schema: object): Promise<Compiled> {
+/**
+ * The call check's validator for `schema`, compiled to report every error rather than the first
+ * (what it accepts is the same): the check before a run lists every mistake. Undefined when the
+ * call check would let the call out unchecked.
+ */
+export function everyErrorValidator(schema: object): Promise<ValidateFunction | undefined> {
+  let found = everyByObject.get(schema);
+  if (found === undefined) {
+    found = compile(schema, true).then((result) => ('validate' in result ? result.validate : undefined));
+    everyByObject.set(schema, found);
+  }
+  return found;
+}
+
+function compile(schema: object, allErrors = false): Promise<Compiled> {
   const json = JSON.stringify(schema);
-  const hash = createHash('sha256').update(json).digest('hex');
+  const digest = createHash('sha256').update(json).digest('hex');
+  const hash = allErrors ? `all:${digest}` : digest;
   let compiled = byHash.get(hash);
   if (compiled === undefined) {
     compiled =
       json.length > MAX_SCHEMA_CHARS
         ? Promise.resolve({ reason: `it is ${json.length} characters as JSON, over ${MAX_SCHEMA_CHARS}`, hash })
-        : compileSchema(schema, hash, json).catch((error: unknown) => ({ reason: `Ajv did not load: ${String(error)}`.slice(0, 200), hash }));
+        : compileSchema(schema, hash, json, allErrors).catch((error: unknown) => ({ reason: `Ajv did not load: ${String(error)}`.slice(0, 200), hash }));
     byHash.set(hash, compiled);
     if (byHash.size > MAX_CACHED) byHash.delete(byHash.keys().next().value!);
   }
@@ -110,7 +126,7 @@ export function dialectsFor($schema: unknown, json: string): readonly Dialect[] 
   return NEWER_KEYWORDS.test(json) ? ['2020', '07'] : ['07'];
 }
 
-async function compileSchema(schema: object, hash: string, json: string): Promise<Compiled> {
+async function compileSchema(schema: object, hash: string, json: string, allErrors: boolean): Promise<Compiled> {
   // The dialect is picked here from `$schema`, so Ajv needs no meta-schema for it: the root's
   // `$schema` (and `$id`, which would collide across tools in one Ajv) are left out.
   const { $schema, $id: _id, ...own } = schema as Record<string, unknown>;
@@ -123,7 +139,7 @@ async function compileSchema(schema: object, hash: string, json: string): Promis
   }
   let reason = 'no dialect';
   for (const dialect of dialectsFor($schema, json)) {
-    const ajv = await ajvFor(dialect);
+    const ajv = await ajvFor(dialect, allErrors);
     try {
       const validate = ajv.compile(rest);
       return { validate };
@@ -137,11 +153,12 @@ async function compileSchema(schema: object, hash: string, json: string): Promis
   return { reason, hash };
 }
 
-const instances = new Map<Dialect, Promise<AjvInstance>>();
+const instances = new Map<string, Promise<AjvInstance>>();
 
 /** One Ajv per dialect, loaded on first use: the CLI's start-up does not pay for it. */
-function ajvFor(dialect: Dialect): Promise<AjvInstance> {
-  let instance = instances.get(dialect);
+function ajvFor(dialect: Dialect, allErrors: boolean): Promise<AjvInstance> {
+  const key = `${dialect}${allErrors ? ':all' : ''}`;
+  let instance = instances.get(key);
   if (instance === undefined) {
     instance = (async () => {
       const module = await (dialect === '2020' ? import('ajv/dist/2020.js') : dialect === '2019' ? import('ajv/dist/2019.js') : import('ajv'));
@@ -150,9 +167,9 @@ function ajvFor(dialect: Dialect): Promise<AjvInstance> {
       // No meta-schema check: compiling 2020-12's costs ~100 ms on a one-shot `call`, and Ajv
       // still refuses a malformed keyword (`type: "strin"`, `required: true`) while compiling.
       // Formats are annotations: not checked, and an unknown one is no error.
-      return new Ajv({ strict: false, allErrors: false, verbose: true, logger: false, validateFormats: false, validateSchema: false });
+      return new Ajv({ strict: false, allErrors, verbose: true, logger: false, validateFormats: false, validateSchema: false });
     })();
-    instances.set(dialect, instance);
+    instances.set(key, instance);
   }
   return instance;
 }
