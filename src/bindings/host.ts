@@ -47,6 +47,8 @@ import { typings } from './operations/typings.js';
 import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
+import { observe } from './telemetry/gauges.js';
+import { withReused } from './telemetry/reused.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -104,6 +106,8 @@ export class MachineHost implements McpHost {
     this.#arguments = new ArgumentChecker(this.#log);
     this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
+    observe('berry.connections', this.#pool, () => this.#pool.states());
+    observe('berry.backoff.open', this.#backoff, () => [[{}, this.#backoff.open()]]);
     this.#opener = new ConnectionOpener({
       machine: this.machine,
       log: this.#log,
@@ -134,6 +138,7 @@ export class MachineHost implements McpHost {
       approveCall: this.#approveCall,
       arguments: this.#arguments,
       maxArgumentBytes: this.#maxArgumentBytes,
+      captureArguments: options.otel?.captureArguments === true,
       auth: this.#auth,
       openSignal: (signal) => this.#openSignal(signal),
     };
@@ -174,13 +179,16 @@ export class MachineHost implements McpHost {
     // a call's way back is one more turn of the microtask queue.
     const mask = gate.value;
     const run = mask === noRedaction ? fn : async (connection: ServerConnection) => mask(await fn(connection), config.name);
-    return this.#pool.use(
-      key,
-      prepared.scope,
-      (connectSignal) => this.#opener.open(config, key, connectSignal),
-      run,
-      signal,
-      `Connecting to server "${config.name}"`,
+    // The operation's spans say whether its connection was there (or on its way) before it began.
+    return withReused(this.#pool.has(key), () =>
+      this.#pool.use(
+        key,
+        prepared.scope,
+        (connectSignal) => this.#opener.open(config, key, connectSignal),
+        run,
+        signal,
+        `Connecting to server "${config.name}"`,
+      ),
     );
   }
 

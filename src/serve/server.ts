@@ -15,9 +15,10 @@ import type { DescriptionLimits } from './description/description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
 import { loneClient, RunQueue, type RunClient } from './queue.js';
+import { observe } from '../bindings/telemetry/index.js';
 import { defaultConcurrency, runExecutor, type RunExecutor } from './workers/executor.js';
 import { inputError } from './result.js';
-import { executeRun, progressOf, type RunExecution } from './run-execution.js';
+import { executeRun, progressOf, traceParentOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';
 import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
 import { validateRunArguments, type RunArguments } from './validate.js';
@@ -86,6 +87,7 @@ export class RunService {
     this.#signatures = options.signatures === true;
     this.#executor = runExecutor(options.workers, this.#warn);
     this.queue = new RunQueue(options.maxConcurrency ?? defaultConcurrency(this.#executor.workers), options.maxQueuedRuns ?? 8);
+    observe('berry.serve.queue.depth', this.queue, () => [[{}, this.queue.queued]]);
     this.#execution = {
       host: this.host,
       queue: this.queue,
@@ -133,7 +135,8 @@ export class RunService {
       };
       const reporter = progressOf(() => ctx);
       try {
-        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter);
+        const parent = traceParentOf(request.params._meta, ctx);
+        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, parent);
       } finally {
         reporter.close();
       }
@@ -184,7 +187,7 @@ export class RunService {
       } else {
         const parsed = await this.#accept(request.params, watch);
         if (typeof parsed === 'string') return inputError(parsed);
-        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx);
+        run = this.#startModern(scope.client, parsed, request.params, ctx);
       }
       const answer = await run.serve(ctx);
       if ('result' in answer) {
@@ -225,8 +228,8 @@ export class RunService {
     return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds);
   }
 
-  #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext): ModernRun {
-    const run = new ModernRun(args, client);
+  #startModern(client: RunClient, parsed: RunArguments, params: { arguments?: unknown; _meta?: unknown }, ctx: ServerContext): ModernRun {
+    const run = new ModernRun(params.arguments, client);
     // The capabilities this request declared in its _meta: a 2026 client declares them per request.
     const modes = elicitationModes(
       (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
@@ -237,7 +240,8 @@ export class RunService {
     };
     const reporter = progressOf(() => run.leg);
     this.#parked.add(run);
-    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter).then((result) => {
+    const parent = traceParentOf(params._meta, ctx);
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, parent).then((result) => {
       // What waits goes out on the leg in flight before its result.
       reporter.close();
       run.finish(result);

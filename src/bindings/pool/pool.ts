@@ -48,6 +48,19 @@ export class ConnectionPool {
     return this.#entries.size;
   }
 
+  /** Entries by state, for the `berry.connections` gauge: connecting, active (operations in flight), idle. */
+  *states(): Generator<readonly [{ readonly state: string }, number]> {
+    let connecting = 0;
+    let active = 0;
+    for (const entry of this.#entries.values()) {
+      if (entry.connection === undefined) connecting++;
+      else if (entry.inFlight > 0) active++;
+    }
+    yield [{ state: 'connecting' }, connecting];
+    yield [{ state: 'active' }, active];
+    yield [{ state: 'idle' }, this.#entries.size - connecting - active];
+  }
+
   /** True while any connection whose key starts with `prefix` is open or still finishing. */
   hasOpen(prefix: string): boolean {
     for (const entry of this.#live) if (entry.key.startsWith(prefix)) return true;
