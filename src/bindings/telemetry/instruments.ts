@@ -2,14 +2,45 @@
  * The tracer and the metric instruments, through @opentelemetry/api alone: with no SDK registered
  * every one of them is the API's no-op, so nothing is recorded and a call pays a few no-op calls.
  */
-import { type Counter, createNoopMeter, type Histogram, type Meter, type MeterProvider, metrics, trace, type UpDownCounter } from '@opentelemetry/api';
+import {
+  type Counter,
+  createNoopMeter,
+  type Histogram,
+  type Meter,
+  type MeterProvider,
+  metrics,
+  ProxyTracerProvider,
+  type Tracer,
+  type TracerProvider,
+  trace,
+  type UpDownCounter,
+} from '@opentelemetry/api';
 import { VERSION } from '../../common/version.js';
 import { createGauges } from './gauges.js';
 
 const SCOPE = 'berry-mcp';
 
-/** A ProxyTracer: it follows a tracer provider registered after this module loaded. */
-export const tracer = trace.getTracer(SCOPE, VERSION);
+/** The API's no-op provider, as a proxy hands it out before any SDK registers. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
+let tracerOf: TracerProvider | undefined;
+let currentTracer: Tracer | undefined;
+
+/**
+ * The tracer of the provider registered now. Not a module-level ProxyTracer: that one keeps the
+ * first provider it met for good, even once it is unregistered and another one registered.
+ */
+export function tracer(): Tracer {
+  const delegate = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+  if (delegate === tracerOf && currentTracer) return currentTracer;
+  tracerOf = delegate;
+  currentTracer = delegate.getTracer(SCOPE, VERSION);
+  return currentTracer;
+}
+
+/** True while an SDK's tracer provider is registered (spans may be recorded). */
+export function tracing(): boolean {
+  return (trace.getTracerProvider() as ProxyTracerProvider).getDelegate() !== NOOP_TRACER_PROVIDER;
+}
 
 /** The conventions' advice for MCP durations (seconds). */
 const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];

@@ -90,7 +90,7 @@ export class RequestTrace {
 export function startRequest(operation: string, on: TracedConnection): RequestTrace {
   const parent = context.active();
   const recordsMetrics = instruments().recording;
-  const span = tracer.startSpan(operation, { kind: SpanKind.CLIENT }, parent);
+  const span = tracer().startSpan(operation, { kind: SpanKind.CLIENT }, parent);
   const recording = span.isRecording();
   if (!recording && !recordsMetrics) {
     // No SDK: the span is a no-op; only a parent someone else traces is carried on.
@@ -137,7 +137,9 @@ function spanName(attributes: Attributes): string {
 function rpcCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code;
+    // berry-mcp's ProtocolError keeps it as rpcCode; the SDK's errors as code.
+    const { rpcCode, code } = current as { rpcCode?: unknown; code?: unknown };
+    if (typeof rpcCode === 'number' && Number.isInteger(rpcCode)) return String(rpcCode);
     if (typeof code === 'number' && Number.isInteger(code)) return String(code);
     current = current.cause;
   }

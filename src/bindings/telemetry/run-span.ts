@@ -4,8 +4,7 @@
  * the script runs (this thread's isolate, a serve worker whose calls come back over IPC).
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { instruments, tracer } from './instruments.js';
-import { tracing } from './reused.js';
+import { instruments, tracer, tracing } from './instruments.js';
 
 /** What a run's record says of its outcome (runtime's RunRecord, structurally). */
 interface RunOutcome {
@@ -26,7 +25,7 @@ export class RunTrace {
     if (this.#recording) meters.runsActive.add(1);
     if (!tracing()) return;
     const parent = context.active();
-    this.#span = tracer.startSpan('berry.run', { kind: SpanKind.INTERNAL }, parent);
+    this.#span = tracer().startSpan('berry.run', { kind: SpanKind.INTERNAL }, parent);
     this.context = trace.setSpan(parent, this.#span);
   }
 

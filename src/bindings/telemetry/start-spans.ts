@@ -16,7 +16,7 @@ export async function traceStart<T>(config: ResolvedServerConfig, machine: strin
   const meters = instruments();
   const attributes = meters.recording ? { 'berry.server': config.name, 'berry.machine': machineName(machine) } : undefined;
   if (attributes) meters.connectionStarts.add(1, attributes);
-  const span = tracer.startSpan('berry.connection.start', { kind: SpanKind.INTERNAL });
+  const span = tracer().startSpan('berry.connection.start', { kind: SpanKind.INTERNAL });
   if (span.isRecording()) span.setAttributes(serverAttributes(config, machineName(machine), mask));
   try {
     const result = await (span.isRecording() ? context.with(trace.setSpan(context.active(), span), open) : open());
@@ -44,7 +44,7 @@ export async function traceHandshake<T>(
   if (stdio && trace.getSpan(outer)?.isRecording()) {
     const start = transport.start.bind(transport);
     transport.start = () => {
-      const span = tracer.startSpan('berry.spawn', { kind: SpanKind.INTERNAL, attributes: on.spanAttributes }, outer);
+      const span = tracer().startSpan('berry.spawn', { kind: SpanKind.INTERNAL, attributes: on.spanAttributes }, outer);
       return start().then(
         () => span.end(),
         (error: unknown) => {
@@ -70,7 +70,7 @@ export async function traceHandshake<T>(
 
 /** A sign-in the start waits for (the user's redirect, the code exchange) under `berry.sign_in`. */
 export async function traceSignIn(attributes: Attributes, redact: (text: string) => string, signIn: () => Promise<void>): Promise<void> {
-  const span = tracer.startSpan('berry.sign_in', { kind: SpanKind.INTERNAL, attributes });
+  const span = tracer().startSpan('berry.sign_in', { kind: SpanKind.INTERNAL, attributes });
   try {
     await signIn();
     span.end();
