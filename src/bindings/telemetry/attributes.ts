@@ -2,11 +2,12 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { ResolvedServerConfig } from '../../config/index.js';
 
-/** `local`, or the SSH host of a machine identity such as `ssh:user@host:22` (no user name). */
+/** `local`, or the SSH host of a machine identity such as `ssh:user@host:22`: no user name, the port only when not 22. */
 export function machineName(identity: string): string {
   if (!identity.startsWith('ssh:')) return identity;
   const rest = identity.slice(4);
-  return rest.slice(rest.lastIndexOf('@') + 1);
+  const host = rest.slice(rest.lastIndexOf('@') + 1);
+  return host.endsWith(':22') ? host.slice(0, -3) : host;
 }
 
 /** Where the server is: never a header, an env value or a URL's query (they may hold secrets). */
