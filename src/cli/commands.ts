@@ -164,6 +164,7 @@ export const COMMANDS = {
       'output-limit',
       'signatures',
       'confirm-writes',
+      'otel-capture-arguments',
       'help',
     ],
     numbers: {

@@ -29,7 +29,7 @@ describe('telemetry end to end: client → serve → downstream server, exported
     records = join(tmp.dir, 'records.jsonl');
     writeConfig(tmp.dir, { down: { command: process.execPath, args: [traceServerPath, `--record=${records}`], protocol: '2025-11-25' } });
     receiver = await startOtlpReceiver();
-    serve = await serveHttp(['--config', 'mcp.json'], {
+    serve = await serveHttp(['--config', 'mcp.json', '--otel-capture-arguments'], {
       cwd: tmp.dir,
       env: {
         BERRY_SERVE_TOKEN: TOKEN,
@@ -66,7 +66,10 @@ describe('telemetry end to end: client → serve → downstream server, exported
     assert.equal(call.traceparent.split('-')[1], TRACE_ID);
     assert.equal(call.tracestate, 'client=1', 'tracestate travels on');
 
-    await waitFor(() => receiver.spans().some((s) => s.name === 'tools/call echo'), 15_000, 'the exported call span');
+    // The call span may be exported in an earlier batch than the run's, which ends after it.
+    const exportedBoth = (): boolean =>
+      ['tools/call echo', 'berry.run'].every((name) => receiver.spans().some((s) => s.name === name && s.traceId === TRACE_ID));
+    await waitFor(exportedBoth, 15_000, 'the exported call and run spans');
     const spans = receiver.spans();
     const run = spans.find((s) => s.name === 'berry.run' && s.traceId === TRACE_ID);
     assert.ok(run, 'the run span, in the client trace');
@@ -77,6 +80,7 @@ describe('telemetry end to end: client → serve → downstream server, exported
     assert.equal(call.traceparent.split('-')[2], exported.spanId, "the downstream server's parent is the call span");
     assert.equal(otlpAttribute(exported, 'mcp.method.name'), 'tools/call');
     assert.equal(otlpAttribute(exported, 'berry.server'), 'down');
+    assert.equal(otlpAttribute(exported, 'gen_ai.tool.call.arguments'), '{"text":"hello"}', 'serve --otel-capture-arguments');
     const resource = JSON.stringify(receiver.bodies('/v1/traces'));
     assert.match(resource, /berry-serve-under-test/);
   });
