@@ -106,7 +106,7 @@ export function startRequest(operation: string, on: TracedConnection): RequestTr
     if (on.sessionId !== undefined) span.setAttribute('mcp.session.id', on.sessionId);
   }
   const active = trace.setSpan(parent, span).setValue(REQUEST_SPAN, span);
-  return new RequestTrace(span, active, recordsMetrics ? attributes : undefined, on.redact);
+  return new RequestTrace(span, active, recordsMetrics ? metricAttributes(attributes) : undefined, on.redact);
 }
 
 function requestAttributes(operation: string, on: TracedConnection): Attributes {
@@ -124,6 +124,13 @@ function requestAttributes(operation: string, on: TracedConnection): Attributes 
   // A URI may carry user data: masked like every other output.
   else if (method.startsWith('resources/')) attributes['mcp.resource.uri'] = on.redact(target);
   return attributes;
+}
+
+/** The metric's: the span's less the resource URI (opt-in for the metric in the conventions: high cardinality). */
+function metricAttributes(attributes: Attributes): Attributes {
+  if (attributes['mcp.resource.uri'] === undefined) return attributes;
+  const { 'mcp.resource.uri': _uri, ...rest } = attributes;
+  return rest;
 }
 
 /** `{mcp.method.name} {target}`: the tool or prompt name; never the resource URI (high cardinality). */
