@@ -8,7 +8,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { startTraceHttp, type TraceRecord } from '../support/fixture-servers.js';
 import { pointsOf, spanText, useOtel } from '../support/otel.js';
-import { traceServerPath } from '../support/paths.js';
+import { traceServerPath, v2ServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
 const STDIO_SECRET = 'sk-stdio-5fb2c1e0a9d84b7f';
@@ -35,6 +35,8 @@ describe('telemetry: spans and metrics of a run (the real OpenTelemetry SDK)', f
         protocol: '2025-11-25',
       },
       remote: { url: http.url, headers: { 'X-Api-Key': HTTP_SECRET }, protocol: '2025-11-25' },
+      // The v2 SDK's server, probed (auto): it speaks 2026-07-28, whose requests carry an envelope in _meta too.
+      modern: { command: process.execPath, args: [v2ServerPath] },
     };
   });
   after(async () => http?.close());
@@ -169,6 +171,16 @@ return out;`);
     }
   });
 
+  it('a 2026-07-28 server takes the trace context beside its _meta envelope; the handshake is server/discover', async () => {
+    otel.reset();
+    const record = await t.host.run('return (await tools.mcp_call({ server: "modern", tool: "echo", arguments: { text: "new era" } })).content[0].text;');
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    assert.equal(record.result, 'new era');
+    const call = otel.spans().find((s) => s.name === 'tools/call echo');
+    assert.equal(call?.attributes['mcp.protocol.version'], '2026-07-28');
+    assert.ok(otel.spans().some((s) => s.name === 'server/discover' && s.attributes['berry.server'] === 'modern'));
+  });
+
   it('a run that fails carries its error code', async () => {
     otel.reset();
     const record = await t.host.run('throw new Error("no")');
@@ -182,14 +194,17 @@ return out;`);
   it('metrics: mcp.client.operation.duration per the conventions, run duration and runs in flight, starts, pool and backoff gauges', async () => {
     const metrics = await otel.metrics();
     const durations = pointsOf(metrics, 'mcp.client.operation.duration');
-    const echoes = durations.filter((p) => p.attributes['mcp.method.name'] === 'tools/call' && p.attributes['gen_ai.tool.name'] === 'echo');
+    const echoes = durations.filter(
+      (p) => p.attributes['mcp.method.name'] === 'tools/call' && p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['berry.server'] !== 'modern',
+    );
     assert.deepEqual(echoes.map((p) => p.attributes['network.transport']).sort(), ['pipe', 'tcp'], JSON.stringify(durations.map((p) => p.attributes)));
     assert.equal(
       echoes.reduce((sum, p) => sum + (p.value as { count: number }).count, 0),
       3,
     );
     assert.ok(durations.some((p) => p.attributes['error.type'] === 'tool_error'));
-    assert.ok(durations.some((p) => p.attributes['mcp.method.name'] === 'initialize'));
+    assert.ok(durations.some((p) => p.attributes['mcp.method.name'] === 'initialize' && p.attributes['mcp.protocol.version'] === '2025-11-25'));
+    assert.ok(durations.some((p) => p.attributes['mcp.method.name'] === 'server/discover' && p.attributes['mcp.protocol.version'] === '2026-07-28'));
     const runs = pointsOf(metrics, 'berry.run.duration');
     assert.ok(runs.length > 0);
     assert.deepEqual(
@@ -197,9 +212,9 @@ return out;`);
       [0],
     );
     const starts = pointsOf(metrics, 'berry.connection.starts');
-    assert.deepEqual(starts.map((p) => p.attributes['berry.server']).sort(), ['local', 'remote']);
+    assert.deepEqual(starts.map((p) => p.attributes['berry.server']).sort(), ['local', 'modern', 'remote']);
     const pooled = pointsOf(metrics, 'berry.connections');
-    assert.equal(pooled.find((p) => p.attributes.state === 'idle')?.value, 2);
+    assert.equal(pooled.find((p) => p.attributes.state === 'idle')?.value, 3);
     assert.deepEqual(
       pointsOf(metrics, 'berry.backoff.open').map((p) => p.value),
       [0],

@@ -49,13 +49,17 @@ export class RequestTrace {
     return this.#context === undefined ? fn() : context.with(this.#context, fn);
   }
 
-  /** Names the request that went out after all (a handshake's `server/discover` fell back to `initialize`). */
-  rename(method: string): void {
+  /**
+   * Names the request that went out after all (a handshake's `server/discover` fell back to
+   * `initialize`), and the revision it negotiated.
+   */
+  rename(method: string, protocolVersion: string | undefined): void {
+    const version = protocolVersion === undefined ? {} : { 'mcp.protocol.version': protocolVersion };
     if (this.#span.isRecording()) {
       this.#span.updateName(method);
-      this.#span.setAttribute('mcp.method.name', method);
+      this.#span.setAttributes({ 'mcp.method.name': method, ...version });
     }
-    if (this.#metric) this.#metric = { ...this.#metric, 'mcp.method.name': method };
+    if (this.#metric) this.#metric = { ...this.#metric, 'mcp.method.name': method, ...version };
   }
 
   /**

@@ -57,12 +57,11 @@ export async function traceHandshake<T>(
   const handshake = startRequest('server/discover', on);
   try {
     const result = await handshake.run(connect);
-    handshake.rename(initialized() ? 'initialize' : 'server/discover');
-    if (on.protocolVersion !== undefined && handshake.span.isRecording()) handshake.span.setAttribute('mcp.protocol.version', on.protocolVersion);
+    handshake.rename(initialized() ? 'initialize' : 'server/discover', on.protocolVersion);
     handshake.end();
     return result;
   } catch (error) {
-    handshake.rename(initialized() ? 'initialize' : 'server/discover');
+    handshake.rename(initialized() ? 'initialize' : 'server/discover', undefined);
     handshake.end(error);
     throw error;
   }
