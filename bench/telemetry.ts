@@ -60,17 +60,21 @@ export default async function telemetry(): Promise<Row[]> {
     provider.register();
     let on: typeof off;
     try {
-      on = await alternate({ rounds: ROUNDS, warmupRounds: 1 }, {
-        call: () => timeEach(CALLS, async () => {
-          await host.call(ECHO);
-          exporter.reset();
-        }),
-        telemetry: async () => {
-          const t = await perCall();
-          exporter.reset();
-          return t;
+      on = await alternate(
+        { rounds: ROUNDS, warmupRounds: 1 },
+        {
+          call: () =>
+            timeEach(CALLS, async () => {
+              await host.call(ECHO);
+              exporter.reset();
+            }),
+          telemetry: async () => {
+            const t = await perCall();
+            exporter.reset();
+            return t;
+          },
         },
-      });
+      );
     } finally {
       trace.disable();
       context.disable();
@@ -80,12 +84,23 @@ export default async function telemetry(): Promise<Row[]> {
     return [
       row(section, 'host.call(echo), warm, per call (no SDK registered)', 'ms', off.call.samples),
       row(section, "a call's telemetry alone, no SDK (the API's no-ops), per call", 'ms', off.telemetry.perRound, { note: `${REPEATS} per round` }),
-      row(section, 'telemetry, no SDK / warm host.call', '%', pairedRatios(off.telemetry.perRound, off.call.perRound).map((x) => x * 100), {
-        target: { max: 1, label: '≤ 1 %' },
-      }),
+      row(
+        section,
+        'telemetry, no SDK / warm host.call',
+        '%',
+        pairedRatios(off.telemetry.perRound, off.call.perRound).map((x) => x * 100),
+        {
+          target: { max: 1, label: '≤ 1 %' },
+        },
+      ),
       row(section, 'host.call(echo), warm, per call (Node SDK recording every span)', 'ms', on.call.samples),
       row(section, "a call's telemetry alone, Node SDK recording, per call", 'ms', on.telemetry.perRound),
-      row(section, 'telemetry, SDK recording / warm host.call', '%', pairedRatios(on.telemetry.perRound, on.call.perRound).map((x) => x * 100)),
+      row(
+        section,
+        'telemetry, SDK recording / warm host.call',
+        '%',
+        pairedRatios(on.telemetry.perRound, on.call.perRound).map((x) => x * 100),
+      ),
     ];
   } finally {
     await host.close();
