@@ -180,15 +180,17 @@ export class MachineHost implements McpHost {
     const mask = gate.value;
     const run = mask === noRedaction ? fn : async (connection: ServerConnection) => mask(await fn(connection), config.name);
     // The operation's spans say whether its connection was there (or on its way) before it began.
-    return withReused(this.#pool.has(key), () =>
-      this.#pool.use(
-        key,
-        prepared.scope,
-        (connectSignal) => this.#opener.open(config, key, connectSignal),
-        run,
-        signal,
-        `Connecting to server "${config.name}"`,
-      ),
+    return withReused(
+      () => this.#pool.has(key),
+      () =>
+        this.#pool.use(
+          key,
+          prepared.scope,
+          (connectSignal) => this.#opener.open(config, key, connectSignal),
+          run,
+          signal,
+          `Connecting to server "${config.name}"`,
+        ),
     );
   }
 

@@ -14,10 +14,13 @@ export interface Telemetry {
 }
 
 export async function startTelemetry(env: NodeJS.ProcessEnv): Promise<Telemetry> {
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  const { NodeSDK, resources } = await import('@opentelemetry/sdk-node');
   const sdk: NodeSDK = new NodeSDK({
     // OTEL_SERVICE_NAME (or service.name in OTEL_RESOURCE_ATTRIBUTES) names it otherwise.
     ...(env.OTEL_SERVICE_NAME || /(^|,)\s*service\.name=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '') ? {} : { serviceName: 'berry-mcp' }),
+    // Not the process detector unless asked (OTEL_NODE_RESOURCE_DETECTORS): process.command_args
+    // would put the command line on every span, and `call KEY=VALUE` may hold a secret.
+    ...(env.OTEL_NODE_RESOURCE_DETECTORS ? {} : { resourceDetectors: [resources.envDetector, resources.hostDetector, resources.osDetector] }),
     instrumentations: [],
   });
   sdk.start();

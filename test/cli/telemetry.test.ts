@@ -61,6 +61,8 @@ describe('berry-mcp and the OpenTelemetry SDK', function () {
       const traceIds = new Set(receiver.spans().map((s) => s.traceId));
       assert.equal(traceIds.size, 1, 'one trace');
       assert.match(JSON.stringify(receiver.bodies('/v1/traces')), /"service\.name","value":\{"stringValue":"berry-mcp"\}/);
+      // The command line is not on the resource (a `call KEY=VALUE` may hold a secret).
+      assert.doesNotMatch(JSON.stringify(receiver.bodies('/v1/traces')), /process\.command|mcp\.json/);
     } finally {
       await receiver.close();
       tmp.cleanup();
