@@ -43,6 +43,7 @@ const SECTIONS: readonly Section[] = [
   { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '18', title: '18 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '17', title: '17 serve load', load: async () => (await import('./serve-load.js')).default, failure: 'error', timeoutMs: 300_000 },
+  { id: '18', title: '18 search', load: async () => (await import('./search.js')).default, failure: 'error', timeoutMs: 120_000 },
 ];
 
 interface SectionReport {

@@ -1,6 +1,7 @@
 /**
  * Section 13: CLI start-up, as ratios against a baseline measured in the same rounds.
- * `berry-mcp --help` and `echo 'text(1)' | berry-mcp run -` against `node -e 0`; a one-shot
+ * `berry-mcp --help` and `echo 'text(1)' | berry-mcp run -` against `node -e 0` (and the same run
+ * written in TypeScript against it); a one-shot
  * `berry-mcp call everything echo` against a raw SDK one-shot script (spawn, call, close).
  * Each is a real process started the way a person starts it: the `berry-mcp` launcher that
  * `npx berry-mcp` and node_modules/.bin run (bin/berry-mcp).
@@ -48,6 +49,8 @@ export default async function startup(): Promise<Row[]> {
         node: timeProcess(NODE, ['-e', 'process.stdout.write("0")'], '0', { cwd }),
         help: timeProcess(BIN, ['--help'], 'Usage:', { cwd }),
         run: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'text(1)' }),
+        // The same run as TypeScript: the first such script of a process loads the type stripper.
+        runTs: timeProcess(BIN, ['run', '-', '--config', config], '1', { cwd, input: 'const n: number = 1; text(n)' }),
       },
     );
     const oneShot = await alternate(
@@ -69,6 +72,8 @@ export default async function startup(): Promise<Row[]> {
       row(SECTION, 'run text(1) / node -e 0', 'x', pairedRatios(local.run.perRound, local.node.perRound), {
         target: { max: 3, label: '≤ 3×' },
       }),
+      row(SECTION, "echo 'const n: number = 1; text(n)' | berry-mcp run -", 'ms', local.runTs.samples),
+      row(SECTION, 'run TypeScript text(n) / run text(1)', 'x', pairedRatios(local.runTs.perRound, local.run.perRound)),
       row(SECTION, "berry-mcp call everything echo '{...}' (one-shot)", 'ms', oneShot.berry.samples),
       row(SECTION, 'berry-mcp call everything echo message=… (one-shot)', 'ms', oneShot.keyValue.samples),
       row(SECTION, 'raw SDK one-shot script (spawn, call, close)', 'ms', oneShot.raw.samples),

@@ -40,7 +40,7 @@ export interface HostOptions extends McpHostOptions {
 }
 
 export interface Host extends McpHost {
-  /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt), `text`, `image` and `console`. */
+  /** Runs a model-written script in a fresh isolate with `tools.mcp_*` (list, describe, call, read, prompt, search), `text`, `image` and `console`. */
   run(code: string, options?: RunOptions): Promise<RunRecord>;
 }
 
@@ -83,6 +83,7 @@ class BerryHost extends MachineHost implements Host {
         ),
         mcp_read: traced.within((args, context) => this.read(args as never, { signal: context.signal, ...hooks })),
         mcp_prompt: traced.within((args, context) => this.prompt(args as never, { signal: context.signal, ...hooks })),
+        mcp_search: traced.within((args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) })),
       },
     };
     const started = execute ? execute(code, options) : runScript(code, options, this.#warm);

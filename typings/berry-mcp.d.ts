@@ -1,10 +1,12 @@
 /**
  * berry-mcp script API: the globals a berry-mcp script sees.
  *
- * A script is the body of an async function: top-level `await` works, MCP servers are reached
- * through `tools.mcp_list`, `tools.mcp_describe`, `tools.mcp_call`, `tools.mcp_read` and
- * `tools.mcp_prompt`, and outputs are appended
- * with `text()` and `image()`. There is no Node and no DOM in the sandbox.
+ * A script is the body of an async function, in JavaScript or TypeScript (its types are stripped;
+ * enums, namespaces with values and parameter properties are refused): top-level `await` works,
+ * MCP servers are reached through `tools.mcp_search`, `tools.mcp_list`, `tools.mcp_describe`,
+ * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt`, outputs are appended with `text()`
+ * and `image()`, and `store()`/`load()` keep values for later runs. There is no Node and no DOM
+ * in the sandbox.
  *
  * Use it from a script file with
  *
@@ -81,6 +83,7 @@ declare namespace BerryMcp {
     | 'SCRIPT_MEMORY_LIMIT'
     | 'SCRIPT_ABORTED'
     | 'SCRIPT_SETUP_FAILED'
+    | 'SCRIPT_TYPESCRIPT_UNSUPPORTED'
     | 'SERVE_QUEUE_FULL'
     | 'SERVE_SESSION_LIMIT'
     | 'SERVE_STREAM_LIMIT'
@@ -132,6 +135,17 @@ declare namespace BerryMcp {
 
   interface ImageContent {
     type: 'image';
+    /** Base64-encoded image data. */
+    data: string;
+    /** For example `image/png`. */
+    mimeType: string;
+    annotations?: Annotations;
+    _meta?: Meta;
+  }
+
+  /** What `image()` takes: an image block as `mcp_call` returns it, or written by hand without `type`. */
+  interface ImageInput {
+    type?: 'image';
     /** Base64-encoded image data. */
     data: string;
     /** For example `image/png`. */
@@ -390,6 +404,31 @@ declare namespace BerryMcp {
   /** The full MCP result of a tool call; `structuredContent` may be any JSON value (2026-07-28). */
   type CallResult = CallResultWith<unknown>;
 
+  /** `mcp_search`'s request: tools across servers by what they do. */
+  interface SearchRequest {
+    /** Words or a tool name, e.g. `"write file"`; at most 300 characters. */
+    readonly query: string;
+    /** Search one server's tools only. */
+    readonly server?: string;
+    /** How many tools to return, best first: 1 to 50 (default 10). */
+    readonly limit?: number;
+  }
+
+  interface SearchHit {
+    readonly server: string;
+    readonly name: string;
+    readonly title?: string;
+    /** First sentence of the description, one line. */
+    readonly description: string;
+    /** The call signature as `mcp_describe({ server })` gives it. */
+    readonly signature: string;
+  }
+
+  /** `mcp_search`'s answer: the best-matching tools, best first. */
+  interface SearchResult {
+    readonly tools: readonly SearchHit[];
+  }
+
   /** Progress reported by a running tool (the host forwards it; scripts do not receive it). */
   interface ProgressEvent {
     readonly server: string;
@@ -537,6 +576,16 @@ declare namespace BerryMcp {
      * const p = await tools.mcp_prompt({ server: "everything", name: "args-prompt", arguments: { city: "Paris" } });
      */
     mcp_prompt<S extends ServerName, P extends PromptName<S>>(request: PromptRequestFor<S, P>): Promise<PromptResult>;
+
+    /**
+     * Find tools by what they do (their names, titles, descriptions and argument names), across
+     * every server or one, best first, each with its server, name, one-line description and
+     * TypeScript signature. Answers from saved catalogs where it can; servers that fail are left out.
+     *
+     * @example
+     * const { tools: found } = await tools.mcp_search({ query: "write file", limit: 3 });
+     */
+    mcp_search<S extends ServerName>(request: { readonly query: string; readonly server?: S; readonly limit?: number }): Promise<SearchResult>;
   }
 }
 
@@ -546,8 +595,24 @@ declare const tools: BerryMcp.Tools;
 /** Append a text output to the run: strings as they are, other values as JSON. */
 declare function text(value: unknown): void;
 
-/** Append an image output to the run: an MCP image block, for example from a tool result. Throws on a bad block. */
-declare function image(block: BerryMcp.ImageContent): void;
+/**
+ * Append an image output to the run: an MCP image block as `mcp_call` returns it, or
+ * `{ data, mimeType }` (`type: "image"` may be left out). Throws on a bad block.
+ */
+declare function image(block: BerryMcp.ImageInput): void;
+
+/**
+ * Keep a JSON value under `key` for the later runs of the same conversation (the state the
+ * embedder passes to `host.run`; in `serve`, the session or the state id a run's result carries).
+ * The value is copied as JSON when stored; `store(key, undefined)` deletes the key. Sizes are
+ * bounded, per value and in all: past them `store` throws (`SCRIPT_STATE_LIMIT`).
+ *
+ * @example store("files", list); // and in a later run: const list = load("files") as string[];
+ */
+declare function store(key: string, value: unknown): void;
+
+/** The value `store` kept under `key` in this run or an earlier one of the conversation (a JSON copy), or `undefined`. */
+declare function load(key: string): unknown;
 
 /** The script's log (collected in the run record, not an output). */
 interface Console {

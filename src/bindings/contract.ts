@@ -1,6 +1,6 @@
 /**
  * The script-facing contract of the operations: what `tools.mcp_list`, `tools.mcp_describe`,
- * `tools.mcp_call`, `tools.mcp_read` and `tools.mcp_prompt` take and return. `typings/berry-mcp.d.ts` declares the same names for
+ * `tools.mcp_call`, `tools.mcp_read`, `tools.mcp_prompt` and `tools.mcp_search` take and return. `typings/berry-mcp.d.ts` declares the same names for
  * editors; test/typings checks that the two stay in step.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Tool } from '@modelcontextprotocol/client';
@@ -155,6 +155,31 @@ export interface ServerDescription {
 export type DescribeResult = ToolDescription | ServerDescription;
 
 export type CallResult = CallToolResult;
+
+/** `mcp_search`: tools across servers by what they do (names, titles, descriptions, argument names). */
+export interface SearchRequest {
+  /** Words or a tool name, e.g. `"write file"`; at most 300 characters. */
+  readonly query: string;
+  /** Search one server's tools only. */
+  readonly server?: string;
+  /** How many tools to return, best first: 1 to 50. @default 10 */
+  readonly limit?: number;
+}
+
+export interface SearchHit {
+  readonly server: string;
+  readonly name: string;
+  readonly title?: string;
+  /** First sentence of the description, one line, at most 160 characters. */
+  readonly description: string;
+  /** The call signature as `mcp_describe({ server })` gives it: `({ path: string }) => { … }`. */
+  readonly signature: string;
+}
+
+export interface SearchResult {
+  /** Best first; tools a filter or MCP Apps hides never appear. */
+  readonly tools: readonly SearchHit[];
+}
 
 export interface ProgressEvent {
   readonly server: string;

@@ -14,6 +14,8 @@ import type {
   PromptResult,
   ReadRequest,
   ReadResult,
+  SearchRequest,
+  SearchResult,
 } from './contract.js';
 import type { CallOperationOptions } from './operations/call-operation.js';
 import type { AuthorizeResult } from './operations/sign-in.js';
@@ -30,6 +32,8 @@ export interface McpHost {
   read(request: ReadRequest, options?: OperationOptions): Promise<ReadResult>;
   /** `prompts/get`: a prompt's messages, filled with `arguments`. */
   prompt(request: PromptRequest, options?: OperationOptions): Promise<PromptResult>;
+  /** The tools that best match a query across servers (or one), best first, from live or saved catalogs. */
+  search(request: SearchRequest, options?: OperationOptions): Promise<SearchResult>;
   /** The config as read now, for tools that need the server list (typings). */
   readConfig(signal?: AbortSignal): Promise<LoadedConfig>;
   /** A .d.ts typing `tools.mcp_call`/`mcp_describe` per configured server (or one) and tool; broken servers become warnings. */

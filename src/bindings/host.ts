@@ -13,6 +13,7 @@ import { CatalogStore } from './catalog/catalog-store.js';
 import { describe as describeOperation } from './operations/describe-operation.js';
 import { prompt as promptOperation } from './operations/prompts.js';
 import { read as readOperation } from './operations/read.js';
+import { search as searchOperation } from './operations/search/search.js';
 // resources.js (see read.ts) and tasks.js (see call-operation.ts) load the SDK's schemas: imported
 // when first used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import type {
@@ -27,6 +28,8 @@ import type {
   PromptResult,
   ReadRequest,
   ReadResult,
+  SearchRequest,
+  SearchResult,
 } from './contract.js';
 import type { ServerConnection } from './connection/connection.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
@@ -52,7 +55,7 @@ import { withReused } from './telemetry/reused.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
-/** The MCP host (list, describe, call, read, prompt, typings, sign-in): rereads mcp.json on every operation and pools connections. */
+/** The MCP host (list, describe, call, read, prompt, search, typings, sign-in): rereads mcp.json on every operation and pools connections. */
 export function createMcpHost(options: McpHostOptions = {}): McpHost {
   return new MachineHost(options);
 }
@@ -269,6 +272,11 @@ export class MachineHost implements McpHost {
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
     return promptOperation(this.#context, request, options);
+  }
+
+  async search(request: SearchRequest, options: OperationOptions = {}): Promise<SearchResult> {
+    throwIfCancelled(options.signal);
+    return searchOperation(this.#context, request, options);
   }
 
   authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {

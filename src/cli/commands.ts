@@ -1,5 +1,5 @@
 import type { CommandHandler } from './context.js';
-import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SERVE_WORKERS, type NumberRule } from './args/number-flags.js';
+import { bytesAtLeast, positive, positiveWhole, RUN_MEMORY, RUN_TIMEOUT, SEARCH_LIMIT, SERVE_WORKERS, type NumberRule } from './args/number-flags.js';
 import { HOST_OPTIONS, type OptionName } from './args/options.js';
 
 export interface CommandSpec {
@@ -48,6 +48,17 @@ export const COMMANDS = {
     options: [...HOST_OPTIONS, 'schemas', 'help'],
     load: async () => (await import('./commands/describe-command.js')).describeCommand,
   },
+  search: {
+    usage: 'search QUERY [--server NAME] [--limit N]',
+    summary: 'the tools that best match QUERY, across servers',
+    details:
+      "Ranks every configured server's tools (or one server's) by their names, titles, descriptions and\nargument names, and prints the best first with their call signatures. Answers from saved catalogs\nwithout starting those servers; a server that fails is left out. QUERY may be several words.\n  berry-mcp search 'write file'\n  berry-mcp search entity --server memory --limit 3",
+    arity: [1, 1],
+    arityError: (positionals) => `"search" takes one QUERY (quote several words), got ${positionals.length} arguments`,
+    options: [...HOST_OPTIONS, 'server', 'limit', 'help'],
+    numbers: { limit: SEARCH_LIMIT },
+    load: async () => (await import('./commands/search-command.js')).searchCommand,
+  },
   call: {
     usage: 'call SERVER TOOL [JSON | key=value ...]',
     summary: 'call a tool (arguments as JSON or key=value, default {})',
@@ -85,7 +96,7 @@ export const COMMANDS = {
     usage: 'run FILE|-',
     summary: 'run a script in the sandbox (stdin when -)',
     details:
-      'Runs FILE (or stdin with -) as the body of an async function, with tools.mcp_list,\ntools.mcp_describe, tools.mcp_call, tools.mcp_read, tools.mcp_prompt, text(), image() and\nconsole. text() and logs print as they happen; each call in flight shows its own progress line on\na terminal. The return value prints last.',
+      'Runs FILE (or stdin with -), JavaScript or TypeScript, as the body of an async function, with\ntools.mcp_search, tools.mcp_list, tools.mcp_describe, tools.mcp_call, tools.mcp_read,\ntools.mcp_prompt, text(), image(), store(), load() and console. text() and logs print as they\nhappen; each call in flight shows its own progress line on a terminal. The return value prints last.',
     arity: [1, 1],
     options: [...HOST_OPTIONS, 'timeout', 'memory', 'out', 'confirm-writes', 'help'],
     numbers: { timeout: RUN_TIMEOUT, memory: RUN_MEMORY },

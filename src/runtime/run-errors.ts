@@ -1,3 +1,4 @@
+import { isBerryError } from '../common/errors.js';
 import type { RunError } from './types.js';
 import { findUnclosed } from './unclosed.js';
 
@@ -61,16 +62,27 @@ export function thrownError(shape: ThrownShape, filename: string): RunError {
 /**
  * A compile error from isolated-vm: its message ends in " [file:line:column]", already in the
  * user's numbering thanks to lineOffset. A position past the script's last line is in the wrapper
- * around it: the script left something open, so say what, at the script's last real line.
+ * around it: the script left something open, so say what, at the script's last real line. Or
+ * TypeScript that stripping types cannot run (typescript/compile-typescript.ts), positioned already.
  */
 export function compileError(error: unknown, filename: string, code: string): RunError {
+  if (isBerryError(error) && error.code === 'SCRIPT_TYPESCRIPT_UNSUPPORTED') {
+    const { line, column } = error as { line?: unknown; column?: unknown };
+    return {
+      name: 'SyntaxError',
+      message: error.message,
+      code: error.code,
+      ...(typeof line === 'number' && typeof column === 'number' ? { line, column } : {}),
+    };
+  }
   const name = error instanceof Error ? error.name : 'SyntaxError';
   let message = error instanceof Error ? error.message : String(error);
   const suffix = / \[(.*):(\d+):(\d+)\]$/.exec(message);
   if (suffix === null || suffix[1] !== filename) return { name, message, code: 'SCRIPT_ERROR' };
   message = message.slice(0, suffix.index);
   const line = Number(suffix[2]);
-  const lines = code.split('\n');
+  // V8's line breaks: a script with CR or U+2028 line ends is numbered as V8 numbers it.
+  const lines = code.split(/\r\n|[\n\r\u2028\u2029]/);
   if (line <= lines.length && !(line === lines.length && lines[line - 1]!.trim() === '')) {
     return { name, message, code: 'SCRIPT_ERROR', line, column: Number(suffix[3]) };
   }

@@ -8,7 +8,7 @@ import { loadIsolatedVm, type Ivm } from './load-ivm.js';
 import { checkNodeFlags, nativesSyntaxEnabled } from './node-flags.js';
 import { normalizeRunOptions, type NormalizedRunOptions } from './options.js';
 import { OutputCollector } from './outputs.js';
-import { compileUserScript, installSandbox } from './sandbox.js';
+import { compileUserScript, installSandbox, isFunctionBody } from './sandbox.js';
 import { compileError, limitError, resultTooDeep, resultTooLarge, setupFailed, thrownError, unexpectedEnd, type LimitCode } from './run-errors.js';
 import type { RunError, RunRecord, RunScriptOptions } from './types.js';
 import { createIsolate, disposeQuietly, type Catastrophe, type IsolatePool, type Sandbox, type SandboxSpec } from './warm-pool.js';
@@ -124,7 +124,10 @@ async function execute(run: Run, code: string): Promise<Outcome> {
   const { ivm, isolate, options } = run;
   let script: IsolatedVm.Script;
   try {
-    script = compileUserScript(isolate, code, options.filename);
+    // TypeScript only when it is not JavaScript: a JavaScript run never loads the type stripper.
+    script = isFunctionBody(code)
+      ? compileUserScript(isolate, code, options.filename, true)
+      : (await import('./typescript/compile-typescript.js')).compileTypeScript(isolate, code, options.filename);
   } catch (error) {
     if (isolate.isDisposed) throw error;
     return { ok: false, error: compileError(error, options.filename, code) };

@@ -18,11 +18,11 @@ let bootstrapCache: IsolatedVm.ExternalCopy<ArrayBuffer> | undefined;
 /**
  * Compiles the user's code as the body of an async function handed to the bootstrap's finish
  * global. lineOffset -1 cancels the wrapper's first line, so positions match the user's file.
- * Throws isolated-vm's SyntaxError for bad code.
+ * Throws isolated-vm's SyntaxError for bad code. `isBody`: isFunctionBody(code), when known.
  */
-export function compileUserScript(isolate: IsolatedVm.Isolate, code: string, filename: string): IsolatedVm.Script {
+export function compileUserScript(isolate: IsolatedVm.Isolate, code: string, filename: string, isBody?: boolean): IsolatedVm.Script {
   const script = isolate.compileScriptSync(`${FINISH_GLOBAL}(async () => {\n${code}\n})`, { filename, lineOffset: -1 });
-  if (!isFunctionBody(code)) {
+  if (!(isBody ?? isFunctionBody(code))) {
     script.release();
     throw new SyntaxError('The script closes its own function early (an unbalanced "}"): it must be the body of an async function.');
   }
@@ -35,7 +35,7 @@ const AsyncFunction = (async () => {}).constructor as new (body: string) => unkn
  * True when `code` parses on its own as an async function body. The wrapper alone would accept
  * `}); evil(); (async () => {`, which runs outside the function. Parsed only, never run.
  */
-function isFunctionBody(code: string): boolean {
+export function isFunctionBody(code: string): boolean {
   try {
     new AsyncFunction(code);
     return true;

@@ -18,7 +18,7 @@ export async function runTool(
     inputSchema: {
       type: 'object',
       properties: {
-        code: { type: 'string', description: 'JavaScript: the body of an async function' },
+        code: { type: 'string', description: 'JavaScript or TypeScript: the body of an async function' },
         timeoutSeconds: {
           type: 'number',
           exclusiveMinimum: 0,

@@ -90,6 +90,20 @@ describe('berry-mcp run (as a person runs it)', function () {
     assert.equal(record.error.line, 6);
   });
 
+  it('runs a TypeScript file, its failure at the line and column as written', async () => {
+    writeFileSync(
+      join(tmp.dir, 'typed.ts'),
+      'interface Reply { content: { text?: string }[] }\nconst r = (await tools.mcp_call({ server: "everything", tool: "echo", arguments: { message: "ts" } })) as Reply;\ntext(r.content[0]!.text as string);\n',
+    );
+    const ok = await berry(['run', 'typed.ts', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(ok.stdout, 'Echo: ts\n');
+    writeFileSync(join(tmp.dir, 'broken.ts'), 'const a: number = 1;\nconst o: { p?: { q: number } } = {};\nreturn o.p!.q;\n');
+    const failed = await berry(['run', 'broken.ts', '--config', 'mcp.json'], { cwd: tmp.dir });
+    assert.equal(failed.code, 1);
+    assert.match(failed.stderr, /script failed \(line 3, column 13\): TypeError/);
+  });
+
   it('a limit is named by its flag: --timeout, in seconds', async () => {
     const human = await berry(['run', '-', '--timeout', '0.5', '--config', 'mcp.json'], { cwd: tmp.dir, input: 'while (true) {}' });
     assert.equal(human.code, 1);

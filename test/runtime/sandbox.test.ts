@@ -110,10 +110,13 @@ describe('sandbox globals', () => {
     assert.deepEqual(record.logs[4], { level: 'debug', text: '10' });
   });
 
-  it('image() takes an MCP image block; a bad block throws a TypeError inside the script', async () => {
+  it('image() takes an MCP image block, its type optional; a bad block throws a TypeError inside the script', async () => {
     const record = await run(`
       image({ type: 'image', data: '${PNG}', mimeType: 'image/png', annotations: { audience: ['user'] } });
+      image({ data: '${PNG}', mimeType: 'image/gif' });
       const bad = [
+        { type: 'img', data: '${PNG}', mimeType: 'image/png' },
+        { type: null, data: '${PNG}', mimeType: 'image/png' },
         null, 'x', { type: 'text', text: 'no' },
         { type: 'image', data: 'not base64!', mimeType: 'image/png' },
         { type: 'image', data: 'abc', mimeType: 'image/png' },
@@ -126,8 +129,11 @@ describe('sandbox globals', () => {
         try { image(block); caught.push('accepted'); } catch (e) { caught.push(e instanceof TypeError ? 'TypeError' : String(e)); }
       }
       return caught;`);
-    assert.deepEqual(record.result, Array(8).fill('TypeError'));
-    assert.deepEqual(record.outputs, [{ type: 'image', data: PNG, mimeType: 'image/png' }]);
+    assert.deepEqual(record.result, Array(10).fill('TypeError'));
+    assert.deepEqual(record.outputs, [
+      { type: 'image', data: PNG, mimeType: 'image/png' },
+      { type: 'image', data: PNG, mimeType: 'image/gif' },
+    ]);
   });
 
   it('shares one output budget between texts, logs and images, and says when it is spent', async () => {

@@ -113,14 +113,17 @@ describe('serve: the run description', function () {
     });
   }
 
-  it('teaches with a worked example, says what the sandbox lacks and gives the budget in characters and tokens', () => {
+  it('teaches with a worked example, says what the sandbox lacks and what lasts, and gives the budget in characters and tokens', () => {
     const text = runDescription([], LIMITS);
-    assert.match(text, /await tools\.mcp_describe\(\{ server: "docs", tool: "search" \}\)/);
-    assert.match(text, /await Promise\.all\(/);
+    assert.match(text, /await Promise\.all\(.*tools\.mcp_call\(/);
     assert.match(text, /\nreturn /);
     assert.match(text, /No import\/require, fetch, file system or network/);
-    assert.match(text, /JavaScript, not TypeScript/);
-    assert.match(text, /mcp_describe\(\{ server, tool\? \}\) → argument types as TypeScript/);
+    assert.match(text, /JavaScript or TypeScript/);
+    assert.doesNotMatch(text, /not TypeScript/);
+    assert.match(text, /tools\.mcp_describe\(\{ server \}\) → \{ instructions\?, tools, resources, resourceTemplates, prompts \}/);
+    assert.match(text, /servers keep their state too \(files, memory graph\)/);
+    // Named whether or not every tool name fits below.
+    assert.match(text, /tool names as room allows; mcp_search finds any tool\n/);
     assert.match(text, /output 32,768 bytes \(≈ characters; about 8,000 tokens\)/);
     assert.match(text, /\(none configured: add servers to mcp\.json\)$/);
   });

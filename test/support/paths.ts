@@ -34,6 +34,8 @@ export const v2ServerPath: string = path.join(FIXTURES_DIR, 'v2-server.mjs');
 export const hostileTextPath: string = path.join(FIXTURES_DIR, 'hostile-text.mjs');
 /** Records the trace context each request carries (telemetry tests). */
 export const traceServerPath: string = path.join(FIXTURES_DIR, 'trace-server.mjs');
+/** A server whose tools are given: a JSON file's (`--tools-file=`) and/or N synthetic ones (`--synthetic=N`). */
+export const catalogServerPath: string = path.join(FIXTURES_DIR, 'catalog-server.mjs');
 
 const require = createRequire(import.meta.url);
 

@@ -46,17 +46,17 @@ export async function describeTool(server: string, tool: Tool, withSchemas: bool
  * `(…) returns (observed over 3 calls) { … } — …` for a tool with no outputSchema seen returning data.
  */
 export async function toolLine(tool: Tool, observed?: Observation): Promise<string> {
+  const description = summarize(tool.description ?? tool.title);
+  const flags = flagsOf(tool);
+  return (await toolSignature(tool, observed)) + (description ? ` — ${description}` : '') + (flags.length > 0 ? ` [${flags.join(', ')}]` : '');
+}
+
+/** The head of a catalog line (what `mcp_search` returns too): `({ …arguments }) => { …structuredContent }`. */
+export async function toolSignature(tool: Tool, observed?: Observation): Promise<string> {
   const args = await typeText(tool.inputSchema, 'Arguments', false);
   const output = tool.outputSchema === undefined ? undefined : await typeText(tool.outputSchema, 'StructuredContent', false);
   const returns = output === undefined && observed !== undefined ? ` returns ${observedText(observed)}` : '';
-  const description = summarize(tool.description ?? tool.title);
-  const flags = flagsOf(tool);
-  return (
-    `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})` +
-    (output === undefined ? returns : ` => ${output}`) +
-    (description ? ` — ${description}` : '') +
-    (flags.length > 0 ? ` [${flags.join(', ')}]` : '')
-  );
+  return `(${args === '{}' || args === '{ [key: string]: unknown }' ? '' : args})${output === undefined ? returns : ` => ${output}`}`;
 }
 
 export function taskSupportOf(tool: Tool): TaskSupport | undefined {

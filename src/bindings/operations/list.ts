@@ -1,4 +1,4 @@
-import { valueRedactorOf, type ServerSlot, type ToolFilter } from '../../config/index.js';
+import { valueRedactorOf, type ResolvedServerConfig, type ServerSlot, type ToolFilter } from '../../config/index.js';
 import type { Tool } from '@modelcontextprotocol/client';
 import { BerryError, isBerryError, type BerryErrorCode } from '../../common/errors.js';
 import { connectedStatus, failedStatus, sandboxNotes } from '../catalog/server-status.js';
@@ -58,23 +58,7 @@ export async function catalogOf(
       force,
     );
     const all = listing.items;
-    const store = context.store;
-    if (store) {
-      const name = slot.name;
-      // A cache that cannot be written costs only speed: say so on the log, nothing else.
-      context.track(
-        store
-          .save(slot.config.fingerprint, all, {
-            ttlMs: listing.ttlMs,
-            protocol,
-            cacheScope: listing.cacheScope,
-            publicFingerprint: slot.config.publicFingerprint,
-          })
-          .catch((error: unknown) =>
-            context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
-          ),
-      );
-    }
+    saveListing(context, slot.name, slot.config, listing, protocol);
     return { status: 'connected', transport: slot.config.kind, protocol, warnings: listing.warnings ?? [], tools: all, filter: slot.config.toolFilter };
   } catch (error) {
     if (signal?.aborted) throw error;
@@ -84,6 +68,31 @@ export async function catalogOf(
     }
     return { status: 'error', error: { code: berry.code, message: berry.message } };
   }
+}
+
+/** Saves a live tool listing on the machine (savedCatalogs), in the background. */
+export function saveListing(
+  context: OperationContext,
+  name: string,
+  config: ResolvedServerConfig,
+  listing: { readonly items: readonly Tool[]; readonly ttlMs?: number | undefined; readonly cacheScope?: 'public' | 'private' | undefined },
+  protocol: string | undefined,
+): void {
+  const store = context.store;
+  if (!store) return;
+  // A cache that cannot be written costs only speed: say so on the log, nothing else.
+  context.track(
+    store
+      .save(config.fingerprint, listing.items, {
+        ttlMs: listing.ttlMs,
+        protocol,
+        cacheScope: listing.cacheScope,
+        publicFingerprint: config.publicFingerprint,
+      })
+      .catch((error: unknown) =>
+        context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
+      ),
+  );
 }
 
 /**

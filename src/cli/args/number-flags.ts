@@ -46,3 +46,5 @@ export const RUN_TIMEOUT = inRange('seconds', 0.001, 2_147_483);
 export const RUN_MEMORY = inRange('MB', 8, 65_536, { whole: true });
 /** `serve --workers`: 0 keeps every run in serve's own process. */
 export const SERVE_WORKERS = inRange('worker processes', 0, 64, { whole: true });
+/** `search --limit`: mcp_search's own bounds. */
+export const SEARCH_LIMIT = inRange('tools', 1, 50, { whole: true });

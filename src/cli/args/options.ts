@@ -26,6 +26,8 @@ export const OPTIONS = {
   output: { type: 'string', short: 'o', arg: 'FILE', help: 'write to FILE instead of stdout' },
   refresh: { type: 'boolean', help: 'dial every server even when a saved catalog could answer' },
   schemas: { type: 'boolean', help: 'with TOOL: also print the raw input and output JSON Schemas' },
+  server: { type: 'string', arg: 'NAME', help: 'search the tools of this server only' },
+  limit: { type: 'string', arg: 'N', help: 'how many tools to print, best first (1 to 50, default 10)' },
   'confirm-writes': { type: 'boolean', help: 'ask on the terminal before each call to a tool that may write (refused off a terminal)' },
   env: { type: 'string', arg: 'KEY=VALUE', multiple: true, help: 'an environment variable of the stdio server (repeatable; write secrets as ${VAR})' },
   header: { type: 'string', arg: 'NAME=VALUE', multiple: true, help: 'an HTTP header of the server (repeatable; NAME: VALUE works too)' },

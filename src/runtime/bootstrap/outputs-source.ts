@@ -63,11 +63,12 @@ function text(value) {
 }
 function image(block) {
   if (typeof block !== 'object' || block === null) {
-    throw new TypeErr('image() expects an MCP image block { type: "image", data: "<base64>", mimeType: "image/png" }, got '
+    throw new TypeErr('image() expects an MCP image block { data: "<base64>", mimeType: "image/png" } (type: "image" optional), got '
       + (block === null ? 'null' : typeof block));
   }
   const type = block.type, data = block.data, mimeType = block.mimeType;
-  if (type !== 'image') throw new TypeErr('image(): block.type must be "image", got ' + cut(show(type), 80));
+  // A block as mcp_call returns it has type "image"; one written by hand may leave it out.
+  if (type !== undefined && type !== 'image') throw new TypeErr('image(): block.type must be "image" or left out, got ' + cut(show(type), 80));
   if (typeof mimeType !== 'string' || !MIME.test(mimeType)) {
     throw new TypeErr('image(): block.mimeType must be an image MIME type such as "image/png", got ' + cut(show(mimeType), 80));
   }

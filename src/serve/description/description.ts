@@ -56,19 +56,20 @@ function fixedText(limits: DescriptionLimits): string {
     limits.defaultTimeoutSeconds === limits.maxTimeoutSeconds
       ? `${limits.maxTimeoutSeconds} s`
       : `${limits.defaultTimeoutSeconds} s (at most ${limits.maxTimeoutSeconds})`;
-  return `Runs \`code\` (an async function body) in a sandbox where the servers below are async functions; \`return\` a small JSON value.
+  return `Runs \`code\` (an async function body, JavaScript or TypeScript) in a sandbox with these async functions; \`return\` a small JSON value.
+- tools.mcp_search({ query, server?, limit? }) → { tools: [{ server, name, description, signature }] }
 - tools.mcp_list({ server? }) → { servers: [{ name, status, tools: [{ name, description }] }] }
-- tools.mcp_describe({ server, tool? }) → argument types as TypeScript: check them before a first call
-- tools.mcp_call({ server, tool, arguments }) → { content: [{ type: "text", text }…], structuredContent?, isError? }
-- tools.mcp_read({ server, uri }), tools.mcp_prompt({ server, name }); text(v), image({ data, mimeType }), console.log add to the answer
-Example:
-const { arguments: a } = await tools.mcp_describe({ server: "docs", tool: "search" }); // a: "{ query: string }"
-const rs = await Promise.all(["x", "y"].map((query) => tools.mcp_call({ server: "docs", tool: "search", arguments: { query } })));
-return rs.map((r) => r.content[0]?.text.slice(0, 100));
-No import/require, fetch, file system or network (only tools.* reach out); JavaScript, not TypeScript.
-A failed call throws an Error with a stable \`code\` (MCP_UNKNOWN_TOOL…); a tool's own failure resolves with isError: true.
-Limits: ${timeout} (timeoutSeconds), ${limits.memoryLimitMb} MB; output ${outputBudgetText(limits.outputLimitBytes)} and as much for the return value: filter in the script.
-Servers (tool count): tool names as room allows; tools.mcp_list has all`;
+- tools.mcp_describe({ server, tool }) → { arguments, structuredContent? } as TypeScript: check before a first call
+- tools.mcp_describe({ server }) → { instructions?, tools, resources, resourceTemplates, prompts }
+- tools.mcp_call({ server, tool, arguments? }) → { content: [{ type: "text", text }…], structuredContent?, isError? }
+- tools.mcp_read({ server, uri }) → { contents: [{ uri, text | blob }] }
+- tools.mcp_prompt({ server, name, arguments? }) → { messages: [{ role, content }] }
+text(value), image({ data, mimeType }), console.log add to the answer. store(key, value), load(key) keep JSON for later runs; servers keep their state too (files, memory graph).
+Example: const rs = await Promise.all(["a", "b"].map((q) => tools.mcp_call({ server: "docs", tool: "find", arguments: { q } })));
+return rs.map((r) => r.content[0]?.text);
+No import/require, fetch, file system or network. A failed call throws an Error with a stable \`code\`; a tool's own failure resolves with isError: true.
+Limits: ${timeout} (timeoutSeconds), ${limits.memoryLimitMb} MB; output ${outputBudgetText(limits.outputLimitBytes)} and as much for the return value.
+Servers (tool count): tool names as room allows; mcp_search finds any tool`;
 }
 
 /** `text` cut to at most `max` characters, with an ellipsis when cut. */

@@ -1,5 +1,5 @@
 import { BerryError } from '../../../common/errors.js';
-import type { CallRequest, DescribeRequest, ListRequest, PromptRequest, ReadRequest } from '../../contract.js';
+import type { CallRequest, DescribeRequest, ListRequest, PromptRequest, ReadRequest, SearchRequest } from '../../contract.js';
 
 function invalid(operation: string, message: string): BerryError {
   return new BerryError('MCP_INVALID_ARGUMENT', `${operation}: ${message}`);
@@ -148,4 +148,31 @@ export function validatePromptRequest(value: unknown): Required<PromptRequest> {
     throw invalid(operation, `"arguments" must be an object of the prompt's string arguments, got ${describeType(args)}.`);
   }
   return { server, name, arguments: args as Record<string, string> };
+}
+
+/** The longest `mcp_search` query, in characters: a search is words, not a document. */
+export const MAX_SEARCH_QUERY_CHARS = 300;
+/** `mcp_search`'s default and largest `limit`. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+export const MAX_SEARCH_LIMIT = 50;
+
+export function validateSearchRequest(value: unknown): Required<Omit<SearchRequest, 'server'>> & Pick<SearchRequest, 'server'> {
+  const operation = 'mcp_search';
+  const request = requireObject(operation, value, '{ query: "write file" } or { query: "issue", server: "github", limit: 5 }');
+  checkKeys(operation, request, ['query', 'server', 'limit']);
+  const query = request['query'];
+  if (typeof query !== 'string' || query.trim() === '') {
+    throw invalid(operation, `"query" must be a non-empty string of words, such as "write file", got ${describeType(query)}.`);
+  }
+  if (query.length > MAX_SEARCH_QUERY_CHARS) {
+    throw invalid(operation, `"query" is ${query.length} characters, over the limit of ${MAX_SEARCH_QUERY_CHARS}: search with a few words.`);
+  }
+  const server = optionalString(operation, request, 'server');
+  // Not `??`: a script's NaN crosses as null, and must not become the default.
+  const limit = request['limit'] === undefined ? DEFAULT_SEARCH_LIMIT : request['limit'];
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_SEARCH_LIMIT) {
+    const got = typeof limit === 'number' ? String(limit) : describeType(limit);
+    throw invalid(operation, `"limit" must be a whole number from 1 to ${MAX_SEARCH_LIMIT}, got ${got}.`);
+  }
+  return { query, limit, ...(server === undefined ? {} : { server }) };
 }

@@ -66,6 +66,18 @@ try {
   // @expect TS2367 MCP_TIMEOUTT
   if (code === 'MCP_TIMEOUTT') console.error('never');
 }
+const found = await tools.mcp_search({ query: 'read a file', server: 'docs', limit: 3 });
+for (const hit of found.tools) text(`${hit.server}/${hit.name}${hit.signature} — ${hit.description} ${hit.title ?? ''}`);
+const searched: BerryMcp.SearchResult = await tools.mcp_search({ query: 'anything' });
+text(searched.tools.length);
+// @expect TS2345 query
+await tools.mcp_search({ server: 'docs' });
+store('seen', found.tools.length);
+store('seen', undefined);
+const seen = load('seen') as number | undefined;
+text(seen ?? 0);
+// @expect TS2554
+store('only a key');
 console.log('log');
 console.info('info');
 console.debug('debug');
@@ -78,13 +90,14 @@ console.table([]);
 // @expect TS2304|TS2584 document
 document.title = 'x';
 
-// image() takes image blocks only.
+// image() takes image blocks only; their type may be left out.
+image({ data: 'iVBORw0KGgo=', mimeType: 'image/png' });
 // @expect TS2322 "\"text\"" "\"image\""
 image({ type: 'text', text: 'not an image' });
 for (const block of result.content) {
   // @expect TS2367 video
   if (block.type === 'video') text('no such block');
-  // @expect TS2345 TextContent ImageContent
+  // @expect TS2345 TextContent ImageInput
   image(block);
 }
 // @expect TS2554
