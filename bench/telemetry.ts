@@ -41,15 +41,12 @@ export default async function telemetry(): Promise<Row[]> {
     const tool: string = ECHO.tool;
     // What one call adds, as the call path runs it (synchronously here: no I/O to wait for).
     const oneCall = (): Promise<void> =>
-      withReused(
-        () => true,
-        () => {
-          const traced = startRequest(`tools/call "${tool}"`, connection);
-          const result = traced.run(() => wire.send(message as never));
-          traced.end(undefined, false);
-          return result;
-        },
-      );
+      withReused(true, () => {
+        const traced = startRequest(`tools/call "${tool}"`, connection);
+        const result = traced.run(() => wire.send(message as never));
+        traced.end(undefined, false);
+        return result;
+      });
     const perCall = async (): Promise<number> => {
       const t0 = performance.now();
       for (let i = 0; i < REPEATS; i++) void oneCall();

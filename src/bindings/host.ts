@@ -51,7 +51,6 @@ import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 import { observe } from './telemetry/gauges.js';
-import { withReused } from './telemetry/reused.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -182,18 +181,13 @@ export class MachineHost implements McpHost {
     // a call's way back is one more turn of the microtask queue.
     const mask = gate.value;
     const run = mask === noRedaction ? fn : async (connection: ServerConnection) => mask(await fn(connection), config.name);
-    // The operation's spans say whether its connection was there (or on its way) before it began.
-    return withReused(
-      () => this.#pool.has(key),
-      () =>
-        this.#pool.use(
-          key,
-          prepared.scope,
-          (connectSignal) => this.#opener.open(config, key, connectSignal),
-          run,
-          signal,
-          `Connecting to server "${config.name}"`,
-        ),
+    return this.#pool.use(
+      key,
+      prepared.scope,
+      (connectSignal) => this.#opener.open(config, key, connectSignal),
+      run,
+      signal,
+      `Connecting to server "${config.name}"`,
     );
   }
 

@@ -1,6 +1,7 @@
 import { BerryError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import { SharedWork } from '../../common/shared-work.js';
+import { withReused } from '../telemetry/reused.js';
 
 export interface ConnectionPoolOptions {
   /** An entry with nothing in flight closes after this long. @default 300000 */
@@ -93,6 +94,8 @@ export class ConnectionPool {
       this.#retire(entry);
       entry = undefined;
     }
+    // The operation's spans say whether its connection was there (or on its way) before it began.
+    const reused = entry !== undefined;
     entry ??= this.#create(key, open);
     entry.scopes.add(scope);
     entry.inFlight++;
@@ -107,7 +110,8 @@ export class ConnectionPool {
           throw error;
         }
       }
-      return await fn(connection);
+      const ready = connection;
+      return await withReused(reused, () => fn(ready));
     } finally {
       entry.inFlight--;
       this.#settle(entry);
