@@ -37,6 +37,8 @@ describe('telemetry: spans and metrics of a run (the real OpenTelemetry SDK)', f
       remote: { url: http.url, headers: { 'X-Api-Key': HTTP_SECRET }, protocol: '2025-11-25' },
       // The v2 SDK's server, probed (auto): it speaks 2026-07-28, whose requests carry an envelope in _meta too.
       modern: { command: process.execPath, args: [v2ServerPath] },
+      // Exits at once: a failed start, then its backoff window.
+      broken: { command: process.execPath, args: ['-e', 'process.exit(3)'], protocol: '2025-11-25' },
     };
   });
   after(async () => http?.close());
@@ -181,6 +183,16 @@ return out;`);
     assert.ok(otel.spans().some((s) => s.name === 'server/discover' && s.attributes['berry.server'] === 'modern'));
   });
 
+  it("a server that fails to start: the start span carries the start's error code", async () => {
+    otel.reset();
+    const record = await t.host.run('try { await tools.mcp_call({ server: "broken", tool: "x", arguments: {} }); } catch (e) { return e.code; }');
+    assert.equal(record.ok, true, JSON.stringify(record.error));
+    const start = otel.spans().find((s) => s.name === 'berry.connection.start' && s.attributes['berry.server'] === 'broken');
+    assert.ok(start);
+    assert.equal(start.attributes['error.type'], record.result);
+    assert.equal(start.status.code, SpanStatusCode.ERROR);
+  });
+
   it('a run that fails carries its error code', async () => {
     otel.reset();
     const record = await t.host.run('throw new Error("no")');
@@ -212,12 +224,18 @@ return out;`);
       [0],
     );
     const starts = pointsOf(metrics, 'berry.connection.starts');
-    assert.deepEqual(starts.map((p) => p.attributes['berry.server']).sort(), ['local', 'modern', 'remote']);
+    assert.deepEqual(starts.map((p) => p.attributes['berry.server']).sort(), ['broken', 'local', 'modern', 'remote']);
+    const failures = pointsOf(metrics, 'berry.connection.failures');
+    assert.deepEqual(
+      failures.map((p) => [p.attributes['berry.server'], typeof p.attributes['error.type']]),
+      [['broken', 'string']],
+    );
     const pooled = pointsOf(metrics, 'berry.connections');
     assert.equal(pooled.find((p) => p.attributes.state === 'idle')?.value, 3);
     assert.deepEqual(
       pointsOf(metrics, 'berry.backoff.open').map((p) => p.value),
-      [0],
+      [1],
+      "the broken server's window is open",
     );
     for (const point of durations) assert.ok(!JSON.stringify(point.attributes).includes(HTTP_SECRET));
   });
