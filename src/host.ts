@@ -1,6 +1,7 @@
 import type { ApproveCall } from './bindings/operations/approval/approval.js';
 import type { ElicitationHandler } from './bindings/handlers.js';
 import { MachineHost, runChecked, type McpHost, type McpHostOptions } from './bindings/index.js';
+import { RunTrace } from './bindings/telemetry/index.js';
 import { IsolatePool, parkedIsolates, runScript, type RunRecord, type RunScriptOptions } from './runtime/index.js';
 
 /**
@@ -73,26 +74,29 @@ class BerryHost extends MachineHost implements Host {
     const hooks = { ...(onElicitation ? { onElicitation } : {}), ...(client ? { client } : {}) };
     // Made once per run, not per call: what every mcp_call of this run passes besides its own signal and progress.
     const callHooks = approveCall ? { approveCall, ...hooks } : hooks;
+    // The run's span: its calls are its children, even when they come back from a serve worker.
+    const traced = new RunTrace();
     const options: RunScriptOptions = {
       ...runOptions,
       // The host's cap reaches every run, so a script's call is refused in the sandbox, before it crosses.
       maxArgumentBytes: runOptions.maxArgumentBytes ?? this.#maxArgumentBytes,
       functions: {
-        mcp_list: (args, context) => this.list(args as never, { signal: context.signal }),
-        mcp_describe: (args, context) => this.describe(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
-        mcp_call: (args, context) =>
+        mcp_list: traced.within((args, context) => this.list(args as never, { signal: context.signal })),
+        mcp_describe: traced.within((args, context) => this.describe(args as never, { signal: context.signal, ...(client ? { client } : {}) })),
+        mcp_call: traced.within((args, context) =>
           this.call(args as never, {
             signal: context.signal,
             onProgress: (p) => context.onProgress({ ...p, label: `${p.server}/${p.tool}` }),
             ...callHooks,
           }),
-        mcp_read: (args, context) => this.read(args as never, { signal: context.signal, ...hooks }),
-        mcp_prompt: (args, context) => this.prompt(args as never, { signal: context.signal, ...hooks }),
-        mcp_search: (args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) }),
+        ),
+        mcp_read: traced.within((args, context) => this.read(args as never, { signal: context.signal, ...hooks })),
+        mcp_prompt: traced.within((args, context) => this.prompt(args as never, { signal: context.signal, ...hooks })),
+        mcp_search: traced.within((args, context) => this.search(args as never, { signal: context.signal, ...(client ? { client } : {}) })),
       },
     };
     const start = (): Promise<RunRecord> => (execute ? execute(code, options) : runScript(code, options, this.#warm));
-    const running =
+    const started =
       check === 'off'
         ? start()
         : runChecked(
@@ -100,6 +104,13 @@ class BerryHost extends MachineHost implements Host {
             start,
             runOptions.onOutput,
           );
+    const running = started.then(
+      (record) => (traced.end(record), record),
+      (error: unknown) => {
+        traced.end(undefined, error);
+        throw error;
+      },
+    );
     return this.#onParked === undefined ? running : running.then((record) => this.#reportParked(record));
   }
 

@@ -31,6 +31,14 @@ export interface McpHostOptions {
   /** Largest serialized `arguments` of one call; larger ones reject MCP_INVALID_ARGUMENT unsent. @default 4194304 (4 MiB) */
   readonly maxArgumentBytes?: number;
   /**
+   * OpenTelemetry (docs/observability.md). Spans and metrics go to whatever SDK the embedder
+   * registered through @opentelemetry/api; with none, nothing is recorded.
+   */
+  readonly otel?: {
+    /** Attach each call's arguments to its span (`gen_ai.tool.call.arguments`), masked like every output and cut at 4 KiB. @default false */
+    readonly captureArguments?: boolean;
+  };
+  /**
    * Asked before every call to a tool without `readOnlyHint: true`; refusing rejects the call
    * with MCP_CALL_REFUSED and nothing is sent. Without it, calls go out unasked.
    */

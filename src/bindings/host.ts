@@ -51,6 +51,7 @@ import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
 import type { ScriptCheck, ScriptCheckOptions } from './check/check-script.js';
+import { observe } from './telemetry/gauges.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
 
@@ -108,6 +109,8 @@ export class MachineHost implements McpHost {
     this.#arguments = new ArgumentChecker(this.#log);
     this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
+    observe('berry.connections', this.#pool, () => this.#pool.states());
+    observe('berry.backoff.open', this.#backoff, () => [[{}, this.#backoff.open()]]);
     this.#opener = new ConnectionOpener({
       machine: this.machine,
       log: this.#log,
@@ -131,13 +134,15 @@ export class MachineHost implements McpHost {
         const gate = gateOf(prepared.loaded.servers);
         return this.#use(prepared, config, (connection) => fn(connection, gate), signal, force, gate);
       },
-      pendingFailure: (prepared, config) => this.#pendingFailure(prepared, config),
+      // The recorded start failure of `config` while it backs off, unless a connect is open or under way.
+      pendingFailure: (prepared, config) => this.#failureOf(this.#config.key(prepared.lifetime, config), config),
       keyOf: (prepared, config) => this.#config.key(prepared.lifetime, config),
       track: (work) => this.#track(work),
       withEntry: (server, fn, signal, force) => this.#withEntry(server, fn, signal, force),
       approveCall: this.#approveCall,
       arguments: this.#arguments,
       maxArgumentBytes: this.#maxArgumentBytes,
+      captureArguments: options.otel?.captureArguments === true,
       auth: this.#auth,
       openSignal: (signal) => this.#openSignal(signal),
     };
@@ -186,11 +191,6 @@ export class MachineHost implements McpHost {
       signal,
       `Connecting to server "${config.name}"`,
     );
-  }
-
-  /** The recorded start failure of `config` while it backs off, unless a connect is open or under way. */
-  #pendingFailure(prepared: Prepared, config: ResolvedServerConfig): BerryError | undefined {
-    return this.#failureOf(this.#config.key(prepared.lifetime, config), config);
   }
 
   #failureOf(key: string, config: ResolvedServerConfig): BerryError | undefined {

@@ -178,6 +178,7 @@ export const COMMANDS = {
       'signatures',
       'confirm-writes',
       'no-check',
+      'otel-capture-arguments',
       'help',
     ],
     numbers: {

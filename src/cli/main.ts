@@ -10,6 +10,7 @@ import { commandHelp, overviewHelp } from './help.js';
 import { terminalSafe } from './output/terminal-safe.js';
 import { cliWording, serverHint } from './output/wording.js';
 import { UsageError, type CliArgs } from './usage.js';
+import { otelRequested } from './otel-env.js';
 
 export type { CliIo } from './context.js';
 
@@ -52,6 +53,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return reportUsage(error, io);
   }
 
+  // The OpenTelemetry SDK only when OTEL_* asks for it (docs/observability.md): loaded then, not before.
+  const telemetry = otelRequested(process.env) ? await (await import('./telemetry.js')).startTelemetry(process.env) : undefined;
   const abort = new AbortController();
   const onSignal = (): void => abort.abort();
   process.once('SIGINT', onSignal);
@@ -75,6 +78,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       (h) => h.close(),
       () => undefined,
     );
+    await telemetry?.shutdown();
   }
 }
 

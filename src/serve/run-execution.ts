@@ -1,4 +1,6 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import { type Context, context } from '@opentelemetry/api';
+import { parentContext } from '../bindings/telemetry/index.js';
 import { isBerryError } from '../common/errors.js';
 import type { Host } from '../host.js';
 import type { RunState } from '../runtime/index.js';
@@ -35,7 +37,8 @@ export async function executeRun(
   elicitation: ElicitationRouter,
   signal: AbortSignal,
   reporter: ProgressReporter,
-  state?: RunState,
+  state: RunState | undefined,
+  parent?: Context,
 ): Promise<CallToolResult> {
   const { host, queue, limits } = execution;
   const progress = (message: string): void => reporter.report(message);
@@ -44,23 +47,26 @@ export async function executeRun(
       client,
       () =>
         elicitation.during(target, () =>
-          host.run(parsed.code, {
-            // The queue's client is the run's: it sees only result types its own calls taught.
-            client,
-            signal,
-            check: execution.check,
-            timeoutMs: (parsed.timeoutSeconds ?? limits.defaultTimeoutSeconds) * 1000,
-            memoryLimitMb: limits.memoryLimitMb,
-            outputLimitBytes: limits.outputLimitBytes,
-            ...(state === undefined ? {} : { state }),
-            ...execution.runOptions,
-            ...(execution.confirmWrites ? { approveCall: approveThrough(target, signal) } : {}),
-            onElicitation: elicitation.handle,
-            onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
-            onOutput: (entry) => {
-              if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
-            },
-          }),
+          // The run continues the client's trace (its request's _meta, or its HTTP headers).
+          runIn(parent, () =>
+            host.run(parsed.code, {
+              // The queue's client is the run's: it sees only result types its own calls taught.
+              client,
+              signal,
+              check: execution.check,
+              timeoutMs: (parsed.timeoutSeconds ?? limits.defaultTimeoutSeconds) * 1000,
+              memoryLimitMb: limits.memoryLimitMb,
+              outputLimitBytes: limits.outputLimitBytes,
+              ...(state === undefined ? {} : { state }),
+              ...execution.runOptions,
+              ...(execution.confirmWrites ? { approveCall: approveThrough(target, signal) } : {}),
+              onElicitation: elicitation.handle,
+              onProgress: (p) => progress(p.message ?? `${p.fn} ${p.progress}${p.total === undefined ? '' : `/${p.total}`}`),
+              onOutput: (entry) => {
+                if (entry.kind === 'output' && entry.output.type === 'text') progress(clip(entry.output.text, 200));
+              },
+            }),
+          ),
         ),
       signal,
     );
@@ -82,4 +88,13 @@ export function progressOf(leg: () => ServerContext | undefined): ProgressReport
     if (ctx === undefined || progressToken === undefined) return;
     ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }).catch(() => {});
   });
+}
+
+/** The trace context a `run` request continues: its `_meta`'s, else its HTTP request's headers'. */
+export function traceParentOf(meta: unknown, ctx: ServerContext): Context {
+  return parentContext(meta, ctx.http?.req?.headers);
+}
+
+function runIn<T>(parent: Context | undefined, fn: () => T): T {
+  return parent === undefined ? fn() : context.with(parent, fn);
 }

@@ -16,9 +16,10 @@ import type { DescriptionLimits } from './description/description.js';
 import { ElicitationRouter, elicitationModes, type ElicitationTarget } from './elicitation.js';
 import { ModernRun, ParkedRuns, type ParkedState } from './modern-run.js';
 import { loneClient, RunQueue, type RunClient } from './queue.js';
+import { observe } from '../bindings/telemetry/index.js';
 import { defaultConcurrency, runExecutor, type RunExecutor } from './workers/executor.js';
 import { inputError } from './result.js';
-import { executeRun, progressOf, type RunExecution } from './run-execution.js';
+import { executeRun, progressOf, traceParentOf, type RunExecution } from './run-execution.js';
 import { runTool } from './run-tool.js';
 import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
 import { validateRunArguments, type RunArguments } from './validate.js';
@@ -96,6 +97,7 @@ export class RunService {
     this.#signatures = options.signatures === true;
     this.#executor = runExecutor(options.workers, this.#warn);
     this.queue = new RunQueue(options.maxConcurrency ?? defaultConcurrency(this.#executor.workers), options.maxQueuedRuns ?? 8);
+    observe('berry.serve.queue.depth', this.queue, () => [[{}, this.queue.queued]]);
     this.#execution = {
       host: this.host,
       queue: this.queue,
@@ -147,7 +149,8 @@ export class RunService {
       };
       const reporter = progressOf(() => ctx);
       try {
-        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, state);
+        const parent = traceParentOf(request.params._meta, ctx);
+        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, state, parent);
       } finally {
         reporter.close();
       }
@@ -200,7 +203,7 @@ export class RunService {
         if (typeof parsed === 'string') return inputError(parsed);
         const open = await this.#states.open(parsed.state, scope.client.holder.name);
         if ('content' in open) return open;
-        run = this.#startModern(scope.client, parsed, request.params.arguments, ctx, open);
+        run = this.#startModern(scope.client, parsed, request.params, ctx, open);
       }
       const answer = await run.serve(ctx);
       if ('result' in answer) {
@@ -242,8 +245,8 @@ export class RunService {
     return validateRunArguments(params.arguments, this.limits.maxTimeoutSeconds, withState);
   }
 
-  #startModern(client: RunClient, parsed: RunArguments, args: unknown, ctx: ServerContext, open: OpenState): ModernRun {
-    const run = new ModernRun(args, client);
+  #startModern(client: RunClient, parsed: RunArguments, params: { arguments?: unknown; _meta?: unknown }, ctx: ServerContext, open: OpenState): ModernRun {
+    const run = new ModernRun(params.arguments, client);
     // The capabilities this request declared in its _meta: a 2026 client declares them per request.
     const modes = elicitationModes(
       (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined,
@@ -255,7 +258,8 @@ export class RunService {
     const reporter = progressOf(() => run.leg);
     this.#parked.add(run);
     const owner = client.holder.name;
-    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, open.state)
+    const parent = traceParentOf(params._meta, ctx);
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, open.state, parent)
       // Kept whether the run failed or not: what it stored before failing is there for the next one.
       .then((result) => this.#states.keep(open, owner, result).catch(() => result))
       .then((result) => {

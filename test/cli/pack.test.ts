@@ -4,7 +4,7 @@
 // server, `serve` to a real MCP client), `import('berry-mcp')`, and the types of both exports.
 //
 // The project denies the native scripts as this project does (allowScripts: isolated-vm, ssh2,
-// cpu-features) and approves berry-mcp's, under --strict-allow-scripts: so berry-mcp's own
+// cpu-features, protobufjs) and approves berry-mcp's, under --strict-allow-scripts: so berry-mcp's own
 // postinstall must build the isolated-vm this Node uses. On Node 20 that is a 90 s compile:
 // BERRY_ISOLATED_VM_BINARY hands it this checkout's binary of the same isolated-vm for the same
 // Node (still loaded and checked). BERRY_PACK_COMPILE=1 compiles for real. npm reuses the local
@@ -132,7 +132,7 @@ describe('the packed package, installed outside the clone', function () {
 
     // A user's project: native scripts denied as this project does, berry-mcp's own approved.
     const tarball = join(packDir, filename);
-    const policy = { 'isolated-vm': false, ssh2: false, 'cpu-features': false, [`file:${tarball}`]: true };
+    const policy = { 'isolated-vm': false, ssh2: false, 'cpu-features': false, protobufjs: false, [`file:${tarball}`]: true };
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'berry-user', private: true, type: 'module', allowScripts: policy }));
     const choice = isolatedVmFor(Number(process.versions.node.split('.')[0]));
     const binary = join(PROJECT_ROOT, 'node_modules', choice.packageName, 'out', 'isolated_vm.node');

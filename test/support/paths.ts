@@ -32,6 +32,8 @@ export const typedServerPath: string = path.join(FIXTURES_DIR, 'typed-server.mjs
 export const v2ServerPath: string = path.join(FIXTURES_DIR, 'v2-server.mjs');
 /** A hostile server's texts: progress, elicitations, result keys and logs carrying what it finds in its env (both eras). */
 export const hostileTextPath: string = path.join(FIXTURES_DIR, 'hostile-text.mjs');
+/** Records the trace context each request carries (telemetry tests). */
+export const traceServerPath: string = path.join(FIXTURES_DIR, 'trace-server.mjs');
 /** A server whose tools are given: a JSON file's (`--tools-file=`) and/or N synthetic ones (`--synthetic=N`). */
 export const catalogServerPath: string = path.join(FIXTURES_DIR, 'catalog-server.mjs');
 

@@ -11,6 +11,8 @@ import type { ProgressTaps } from './task-progress.js';
 import type { EraSlot } from './start/era.js';
 import type { DirectRequests } from './direct-requests.js';
 import type { ServerTextGate } from '../server-text/gate.js';
+import type { Attributes } from '@opentelemetry/api';
+import { machineName, serverAttributes } from '../telemetry/attributes.js';
 
 export type { CallOptions };
 
@@ -48,6 +50,9 @@ export class ServerConnection implements RequestTarget {
   readonly owners: RequestOwners;
   /** tools/call beside the SDK's funnel: set once connected in the 2025 era over stdio (direct-requests.ts). */
   direct: DirectRequests | undefined;
+  /** The identity of the machine the server runs on (or is reached from): `local`, `ssh:user@host:22`. */
+  machine = 'local';
+  #spanAttributes: Attributes | undefined;
 
   constructor(
     config: ResolvedServerConfig,
@@ -81,6 +86,17 @@ export class ServerConnection implements RequestTarget {
   /** The negotiated revision, e.g. `2026-07-28` (found by server/discover) or `2025-11-25` (initialize). */
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion();
+  }
+
+  /** What every span of this connection's requests carries (telemetry/attributes.ts). */
+  get spanAttributes(): Attributes {
+    this.#spanAttributes ??= serverAttributes(this.config, machineName(this.machine), this.redact);
+    return this.#spanAttributes;
+  }
+
+  /** The MCP session (2025 era over HTTP), if the server gave one. */
+  get sessionId(): string | undefined {
+    return this.wire.kind === 'http' ? this.wire.transport.sessionId : undefined;
   }
 
   get mirrorsHeaders(): boolean {

@@ -22,6 +22,8 @@ import { answerInputRounds } from './input-rounds.js';
 import type { Wire } from './wire.js';
 import type { DirectRequests } from './direct-requests.js';
 import type { ServerTextGate } from '../server-text/gate.js';
+import { startRequest, type TracedConnection } from '../telemetry/operation-span.js';
+import { argumentsAttribute } from '../telemetry/capture.js';
 
 /** Past the entry's (progress-reset) timeout, a call still ends at this multiple of it. */
 const HARD_DEADLINE_FACTOR = 10;
@@ -34,10 +36,12 @@ export interface CallOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Answers the elicitations this call causes, in place of the connection's `onElicitation`. */
   readonly onElicitation?: ElicitationHandler | undefined;
+  /** The call's arguments, masked, for the span's `gen_ai.tool.call.arguments` (otel.captureArguments); absent: not recorded. */
+  readonly tracedArguments?: unknown;
 }
 
 /** What a request needs of its connection (ServerConnection). */
-export interface RequestTarget {
+export interface RequestTarget extends TracedConnection {
   readonly config: ResolvedServerConfig;
   readonly client: Client;
   readonly owners: RequestOwners;
@@ -140,10 +144,17 @@ export async function send<T>(
   const request = signal ? new RequestSignal() : undefined;
   const forget = signal && request ? onAbort(signal, () => request.abort(signal.reason)) : undefined;
   if (signal?.aborted) request?.abort(signal.reason);
+  const traced = startRequest(operation, target);
   try {
-    return await withSignIn(target, () => run({ timeout: target.config.timeoutMs, ...(request ? { signal: request.signal } : {}) }), signal);
+    const result = await traced.run(() =>
+      withSignIn(target, () => run({ timeout: target.config.timeoutMs, ...(request ? { signal: request.signal } : {}) }), signal),
+    );
+    traced.end();
+    return result;
   } catch (error) {
-    throw mapRequestError(target, error, operation, signal, server);
+    const mapped = mapRequestError(target, error, operation, signal, server);
+    traced.end(mapped);
+    throw mapped;
   } finally {
     forget?.();
   }
@@ -186,37 +197,51 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
       }
     },
   };
+  const traced = startRequest(`tools/call "${tool}"`, target);
+  if (options.tracedArguments !== undefined && traced.span.isRecording()) {
+    traced.span.setAttribute('gen_ai.tool.call.arguments', argumentsAttribute(options.tracedArguments));
+  }
   try {
-    // A 2025 stdio call goes beside the SDK's funnel (direct-requests.ts): no sign-in and no
-    // input_required there. Only a tool whose arguments travel as headers (2026-07-28 over HTTP)
-    // needs the SDK's callTool; other calls name their result schema (measured: faster than the
-    // method-keyed lookup).
-    const { client, direct } = target;
-    if (direct) return await direct.callTool(tool, args, options.onElicitation, request);
-    const owner = RequestOwners.tag(options.onElicitation);
-    const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
-    const definition = listed ? headerDefinition(listed) : undefined;
-    const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
-      definition
-        ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition })
-        : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
-    const result = await withSignIn(
-      target,
-      () =>
-        answerInputRounds(
-          target,
-          options.onElicitation,
-          (extra, allow) => send({ name: tool, arguments: args, ...extra, ...owner }, { ...allow, ...request }),
-          scope.signal,
-        ),
-      scope.signal,
-    );
-    return result as CallToolResult;
+    const result = await traced.run(() => sendCall(target, tool, args, options, request, scope));
+    traced.end(undefined, result.isError === true);
+    return result;
   } catch (error) {
-    throw mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);
+    const mapped = mapRequestError(target, error, `tools/call "${tool}"`, scope.signal, server);
+    traced.end(mapped);
+    throw mapped;
   } finally {
     scope.dispose();
   }
+}
+
+type CallRequestOptions = RequestOptions & { readonly signal: AbortSignal; readonly timeout: number; readonly onprogress: (p: unknown) => void };
+
+/** Not async: the call's promise as it is (an async layer is one more microtask turn on every call's way back). */
+function sendCall(target: RequestTarget, tool: string, args: Record<string, unknown>, options: CallOptions, request: CallRequestOptions, scope: CallScope) {
+  // A 2025 stdio call goes beside the SDK's funnel (direct-requests.ts): no sign-in and no
+  // input_required there. Only a tool whose arguments travel as headers (2026-07-28 over HTTP)
+  // needs the SDK's callTool; other calls name their result schema (measured: faster than the
+  // method-keyed lookup).
+  const { client, direct } = target;
+  if (direct) return direct.callTool(tool, args, options.onElicitation, request);
+  const owner = RequestOwners.tag(options.onElicitation);
+  const listed = target.mirrorsHeaders ? target.toolNamed(tool) : undefined;
+  const definition = listed ? headerDefinition(listed) : undefined;
+  const send = (params: Record<string, unknown>, options: RequestOptions): Promise<CallToolResult> =>
+    definition
+      ? client.callTool(params as { name: string }, { ...options, toolDefinition: definition })
+      : client.request({ method: 'tools/call', params }, CALL_RESULT, options);
+  return withSignIn(
+    target,
+    () =>
+      answerInputRounds(
+        target,
+        options.onElicitation,
+        (extra, allow) => send({ name: tool, arguments: args, ...extra, ...owner }, { ...allow, ...request }),
+        scope.signal,
+      ),
+    scope.signal,
+  ) as Promise<CallToolResult>;
 }
 
 /** A failed request as a typed error; a dead session or transport marks the connection dead. */

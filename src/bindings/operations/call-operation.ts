@@ -22,6 +22,8 @@ export interface CallContext {
   readonly checker: ArgumentChecker;
   /** The caller's own learning (ObservedTypes.for its client). */
   readonly observed: ObservedTypes;
+  /** otel.captureArguments: the call's span carries its arguments, masked. */
+  readonly capture?: boolean;
 }
 
 /** One call's options: a call's own approval hook (a served run's) takes the host's place. */
@@ -33,7 +35,12 @@ export interface CallOperationOptions extends OperationOptions {
 export function call(context: OperationContext, request: CallRequest, options: CallOperationOptions): Promise<CallResult> {
   const { server, tool, arguments: args } = validateCallRequest(request);
   checkArgumentsSize('mcp_call', args, context.maxArgumentBytes);
-  const callContext = { approve: options.approveCall ?? context.approveCall, checker: context.arguments, observed: context.observed.for(options.client) };
+  const callContext = {
+    approve: options.approveCall ?? context.approveCall,
+    checker: context.arguments,
+    observed: context.observed.for(options.client),
+    capture: context.captureArguments,
+  };
   return context.withEntry(server, (connection, entry, gate) => callOn(connection, entry, tool, args, options, callContext, gate), options.signal);
 }
 
@@ -61,7 +68,8 @@ export async function callOn(
       args,
       options.signal,
     );
-  const callOptions = { ...options, server };
+  // otel.captureArguments: masked as every output is (the config's secrets), before the span sees them.
+  const callOptions = context.capture ? { ...options, server, tracedArguments: gate.value(args, server) } : { ...options, server };
   // tasks.js loads the SDK's task schemas: imported when a task tool is first called.
   const result = usesTask(connection, found)
     ? await (await import('./tasks.js')).callToolAsTask(connection, tool, args, callOptions)

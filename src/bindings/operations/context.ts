@@ -65,6 +65,8 @@ export interface OperationContext {
   readonly arguments: ArgumentChecker;
   /** Longest `arguments` of a call, as JSON. */
   readonly maxArgumentBytes: number;
+  /** otel.captureArguments: a call's span carries its arguments, masked. */
+  readonly captureArguments: boolean;
   /** How HTTP servers sign in (where tokens live, who opens the authorization URL). */
   readonly auth: ConnectionAuthOptions;
   /** `signal` joined with the host's close: a sign-in waiting for the user ends with the host. */

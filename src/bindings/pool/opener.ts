@@ -12,6 +12,7 @@ import type { ElicitationHandler } from '../handlers.js';
 import type { LogSink } from '../log.js';
 import type { ServerTextGate } from '../server-text/gate.js';
 import type { StartBackoff } from './start-backoff.js';
+import { traceStart } from '../telemetry/start-spans.js';
 
 export interface OpenerOptions {
   readonly machine: Machine;
@@ -38,17 +39,24 @@ export class ConnectionOpener {
     const { machine, log, maxMessageBytes, gate, auth, onElicitation, backoff } = this.#options;
     try {
       // Loaded on the first connection: the SDK is most of berry-mcp's start-up time.
-      const connection = await (await import('../connection/start/open.js')).openConnection({
-        machine,
+      const { openConnection } = await import('../connection/start/open.js');
+      const connection = await traceStart(
         config,
-        log,
-        ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
-        gate,
-        auth,
-        onElicitation,
-        era: { memory: this.#eras, key },
-        signal,
-      });
+        machine.identity,
+        (text) => gate().piece(text),
+        () =>
+          openConnection({
+            machine,
+            config,
+            log,
+            ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+            gate,
+            auth,
+            onElicitation,
+            era: { memory: this.#eras, key },
+            signal,
+          }),
+      );
       backoff.succeeded(key);
       return connection;
     } catch (error) {

@@ -1,6 +1,7 @@
 import { BerryError } from '../../common/errors.js';
 import type { ServerConnection } from '../connection/connection.js';
 import { SharedWork } from '../../common/shared-work.js';
+import { withReused } from '../telemetry/reused.js';
 
 export interface ConnectionPoolOptions {
   /** An entry with nothing in flight closes after this long. @default 300000 */
@@ -48,6 +49,19 @@ export class ConnectionPool {
     return this.#entries.size;
   }
 
+  /** Entries by state, for the `berry.connections` gauge: connecting, active (operations in flight), idle. */
+  *states(): Generator<readonly [{ readonly state: string }, number]> {
+    let connecting = 0;
+    let active = 0;
+    for (const entry of this.#entries.values()) {
+      if (entry.connection === undefined) connecting++;
+      else if (entry.inFlight > 0) active++;
+    }
+    yield [{ state: 'connecting' }, connecting];
+    yield [{ state: 'active' }, active];
+    yield [{ state: 'idle' }, this.#entries.size - connecting - active];
+  }
+
   /** True while any connection whose key starts with `prefix` is open or still finishing. */
   hasOpen(prefix: string): boolean {
     for (const entry of this.#live) if (entry.key.startsWith(prefix)) return true;
@@ -80,6 +94,8 @@ export class ConnectionPool {
       this.#retire(entry);
       entry = undefined;
     }
+    // The operation's spans say whether its connection was there (or on its way) before it began.
+    const reused = entry !== undefined;
     entry ??= this.#create(key, open);
     entry.scopes.add(scope);
     entry.inFlight++;
@@ -94,7 +110,8 @@ export class ConnectionPool {
           throw error;
         }
       }
-      return await fn(connection);
+      const ready = connection;
+      return await withReused(reused, () => fn(ready));
     } finally {
       entry.inFlight--;
       this.#settle(entry);

@@ -73,6 +73,13 @@ export class StartBackoff {
     return failure && now < failure.retryAt ? new StartBackoffError(server, failure, now) : undefined;
   }
 
+  /** How many windows are open now (the `berry.backoff.open` gauge). */
+  open(now = Date.now()): number {
+    let open = 0;
+    for (const failure of this.#failures.values()) if (now < failure.retryAt) open++;
+    return open;
+  }
+
   /** True while a failure of `key` is on record, its window over or not (no start has succeeded since). */
   recorded(key: string): boolean {
     return this.#failures.has(key);

@@ -73,6 +73,10 @@ export const OPTIONS = {
   },
   'output-limit': { type: 'string', arg: 'BYTES', help: 'output budget of each run: text, images and logs together (default 32768, about 8,000 tokens)' },
   signatures: { type: 'boolean', help: "put every tool's TypeScript signature in run's description (past the 2,048 characters some clients keep)" },
+  'otel-capture-arguments': {
+    type: 'boolean',
+    help: "with OTEL_* set: put each call's arguments on its span (gen_ai.tool.call.arguments), the config's secrets masked, cut at 4 KiB",
+  },
   // auth
   'no-browser': {
     type: 'boolean',

@@ -105,6 +105,8 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
+      // Spans carry argument values only when asked (docs/observability.md).
+      ...(args.values['otel-capture-arguments'] === true ? { otel: { captureArguments: true } } : {}),
       // Only runs in this process (--workers 0) can park an isolate here; each would keep its memory until serve ends.
       onParkedIsolate: () => {
         say(

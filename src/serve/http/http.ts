@@ -101,6 +101,7 @@ export async function serveHttp(service: RunService, options: HttpServeOptions):
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === '/healthz') return healthz(req, res);
     if (path !== '/mcp') return reply(res, 404, 'Not found: the MCP endpoint is /mcp.');
     const origin = req.headers.origin;
     if (origin !== undefined && !isLoopbackOrigin(origin) && !allowed.has(normalizeOrigin(origin))) {
@@ -183,6 +184,15 @@ function reply(res: ServerResponse, status: number, message: string, id: string 
   res.writeHead(status, { 'content-type': 'application/json' });
   const error = { code: status === 400 ? -32600 : -32000, message: code ? `${message} [${code}]` : message, ...(code ? { data: { code } } : {}) };
   res.end(JSON.stringify({ jsonrpc: '2.0', error, id }));
+}
+
+/** Liveness for load balancers: no token, no body read, no detail (not even the version). */
+function healthz(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('Method not allowed\n');
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : 'ok\n');
 }
 
 /** The subscriptions/listen requests in a body (a stream each). */

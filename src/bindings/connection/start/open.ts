@@ -28,6 +28,8 @@ import { startError } from './start-error.js';
 import { listenForChanges } from '../listen-stream.js';
 import { isTappedProgressNoise, tapTaskProgress } from '../task-progress.js';
 import { followingGate, masksOf, ServerTextGate } from '../../server-text/gate.js';
+import { traceFetch, traceRequests } from '../../telemetry/propagate.js';
+import { traceHandshake, traceSignIn } from '../../telemetry/start-spans.js';
 
 const CLIENT_INFO = { name: 'berry-mcp', version: VERSION };
 /** How long a new HTTP connection waits for its GET event stream before it is used anyway. */
@@ -102,8 +104,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
             onServerRequest: (id, related) => owners.relate(id, related),
             onModernErrorStatus: (error) => (modernStatus = error),
             // The probe's silence is timed under the OAuth session's fetch: its refreshes and sign-ins do not count.
+            // Each POST carries the trace context as headers too (telemetry/propagate.ts).
             wrapFetch: (fetch) => {
-              const watched = probe ? probe.wrap(fetch) : fetch;
+              const watched = probe ? probe.wrap(traceFetch(fetch)) : traceFetch(fetch);
               return session ? session.wrapFetch(watched) : watched;
             },
             // The session's provider checks the issuer (auth/issuer-check.ts), the 2025-03-26 fallback included.
@@ -112,6 +115,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
         };
   const transport = wire.transport;
   const initializeSent = watchInitialize(transport);
+  traceRequests(transport);
   // input_required rounds are answered in the call that met them (input-rounds.ts), not by the SDK.
   const client = new Client(CLIENT_INFO, {
     capabilities: ELICITATION_CAPABILITIES,
@@ -120,6 +124,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   });
   const connection = new ServerConnection(config, client, wire, log, gate, session, owners, plan.offered);
   connection.era = config.protocol === 'auto' ? options.era : undefined;
+  connection.machine = machine.identity;
   installElicitation(client, transport, { server: config.name, log, gate }, owners);
   tapTaskProgress(transport, connection.taskProgress);
   client.onclose = () => {
@@ -165,7 +170,9 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
   const mayRetry = !prior && !options.probeModern;
   let retry: { readonly why: string; readonly with: Partial<OpenConnectionOptions> } | undefined;
   try {
-    await client.connect(transport, { timeout: budgetMs, signal: ac.signal, ...(prior ? { prior } : {}) });
+    await traceHandshake(connection, transport, wire.kind === 'stdio', initializeSent, () =>
+      client.connect(transport, { timeout: budgetMs, signal: ac.signal, ...(prior ? { prior } : {}) }),
+    );
     if (session) session.signInAllowed = true;
   } catch (error) {
     const authError = options.signal?.aborted ? undefined : mapAuthError(error, config.name, redact, session?.authStarted);
@@ -224,7 +231,7 @@ export async function openConnection(options: OpenConnectionOptions): Promise<Se
     // and connect again with the new token.
     try {
       log({ server: config.name, kind: 'connecting', message: 'waiting for sign-in' });
-      await finishSignIn(connection, options.signal);
+      await traceSignIn(connection.spanAttributes, redact, () => finishSignIn(connection, options.signal));
     } finally {
       // This connect alone waited for the sign-in: whatever happened, its listener goes.
       await session?.close();
