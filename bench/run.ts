@@ -41,11 +41,11 @@ const SECTIONS: readonly Section[] = [
   { id: '14', title: '14 saved catalogs', load: async () => (await import('./catalogs.js')).default, failure: 'error', timeoutMs: 90_000 },
   { id: '15', title: '15 confined start', load: async () => (await import('./confined.js')).default, failure: 'skipped', timeoutMs: 120_000 },
   { id: '16', title: '16 argument check', load: async () => (await import('./arguments.js')).default, failure: 'error', timeoutMs: 120_000 },
-  { id: '18', title: '18 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '17', title: '17 serve load', load: async () => (await import('./serve-load.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '18', title: '18 search', load: async () => (await import('./search.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '19', title: '19 check before a run', load: async () => (await import('./check.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '20', title: '20 store and load', load: async () => (await import('./state.js')).default, failure: 'error', timeoutMs: 180_000 },
+  { id: '21', title: '21 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
 ];
 
 interface SectionReport {

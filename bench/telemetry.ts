@@ -1,5 +1,5 @@
 /**
- * Section 18: what OpenTelemetry costs a warm call when no SDK is registered (the library's
+ * Section 21: what OpenTelemetry costs a warm call when no SDK is registered (the library's
  * default: @opentelemetry/api's no-ops), and, for the record, with one recording every span.
  *
  * In alternating rounds: 1,000 warm `host.call(echo)`s of server-everything against the
@@ -28,7 +28,7 @@ const ROUNDS = 8;
 const ECHO = { server: 'everything', tool: 'echo', arguments: { message: 'hi' } } as const;
 
 export default async function telemetry(): Promise<Row[]> {
-  const section = '18 telemetry';
+  const section = '21 telemetry';
   const { dir, remove } = tempDir('telemetry');
   const host = createHost({ cwd: dir, configPath: writeConfig(dir, { everything: everythingEntry() }) });
   try {
