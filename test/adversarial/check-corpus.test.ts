@@ -11,13 +11,14 @@ import { MachineHost } from '../../src/bindings/index.js';
 import { echoServerPath, everythingPath, faultServerPath, filesystemPath, memoryPath, PROJECT_ROOT, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
-const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt'];
+const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt', 'mcp_search'];
 /** Names the tests configure with servers of their own (OAuth, HTTP, slow starts): not configured here. */
-const ELSEWHERE = new Set(['docs', 'large', 'legacy', 'monitor', 'slowstart', 'tasks', 'x']);
+const ELSEWHERE = new Set(['docs', 'down', 'large', 'legacy', 'local', 'modern', 'monitor', 'remote', 'slowstart', 'tasks', 'traced', 'x']);
 /** Scripts that fail on purpose, by a piece of their text: what they show. */
 const ON_PURPOSE: Record<string, string> = {
   "text('never');": 'serve/server.test.ts: the check refusing in the serve face',
   'text("started");': 'cli/run.test.ts: the check refusing in the CLI face, and --no-check',
+  'await tools.mcp_nothing({});': 'cli/pack.test.ts: a file for tsc only, never run, whose @ts-expect-error needs an unknown function',
 };
 
 /** Every script literal (a string or template containing `tools.mcp_`) of the test files under `dir`. */
