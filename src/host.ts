@@ -100,7 +100,10 @@ class BerryHost extends MachineHost implements Host {
       check === 'off'
         ? start()
         : runChecked(
-            this.checkScript(code, { functions: Object.keys(options.functions), ...(client ? { client } : {}), ...checkLimits(runOptions) }),
+            // Under the run's span: the servers the check starts are the run's.
+            traced.within(() =>
+              this.checkScript(code, { functions: Object.keys(options.functions), ...(client ? { client } : {}), ...checkLimits(runOptions) }),
+            )(),
             start,
             runOptions.onOutput,
           );
