@@ -110,7 +110,7 @@ export class MachineHost implements McpHost {
     this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
     observe('berry.connections', this.#pool, () => this.#pool.states());
-    observe('berry.backoff.open', this.#backoff, () => [[{}, this.#backoff.open()]]);
+    observe('berry.backoff.open', this.#backoff, () => [[{}, this.#closed ? 0 : this.#backoff.open()]]);
     this.#opener = new ConnectionOpener({
       machine: this.machine,
       log: this.#log,

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -29,10 +29,9 @@ function cleanEnv(extra: Record<string, string>): Record<string, string> {
   for (const [key, value] of Object.entries(process.env)) {
     if (value !== undefined && !/^npm_/i.test(key) && key !== 'INIT_CWD' && key !== 'NODE_PATH') env[key] = value;
   }
-  env['PATH'] = (env['PATH'] ?? '')
-    .split(':')
-    .filter((dir) => dir !== '' && !dir.startsWith(PROJECT_ROOT))
-    .join(':');
+  // This test's own Node first (in CI's Node 24 copy it lives under the clone): npm and the bin run on it.
+  const rest = (env['PATH'] ?? '').split(':').filter((dir) => dir !== '' && !dir.startsWith(PROJECT_ROOT));
+  env['PATH'] = [dirname(process.execPath), ...rest].join(':');
   return { ...env, ...extra };
 }
 
