@@ -5,23 +5,15 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { createRunState, runScript, StateValues } from '../../src/runtime/index.js';
 import { MemoryStateStore } from '../../src/serve/state/state-store.js';
 import { run, serveHttp, serveStdio, texts, type HttpServe } from '../support/berry-serve.js';
-import { modernHttp } from '../support/berry-serve-modern.js';
+import { modernHttp, runModern, type RunAnswer } from '../support/berry-serve-modern.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
 
 const ALICE = 'alice-attack-token-0123456789';
 const MALLORY = 'mallory-attack-token-01234567';
 
-interface Answer {
-  readonly ok?: boolean;
-  readonly result?: unknown;
-  readonly state?: string;
-  readonly error?: { readonly code?: string; readonly message: string };
-}
-
-async function runWith(client: ModernClient, code: string, state?: string): Promise<Answer> {
-  const result = await client.callTool({ name: 'run', arguments: { code, ...(state === undefined ? {} : { state }) } }, { timeout: 60_000 });
-  return result.structuredContent as Answer;
+async function runWith(client: ModernClient, code: string, state?: string): Promise<RunAnswer> {
+  return (await runModern(client, code, { state, timeoutMs: 60_000 })).structuredContent as RunAnswer;
 }
 
 // The cheapest ways around the bounds of store()/load() and of the states serve keeps.

@@ -5,24 +5,17 @@ import type { Client as ModernClient } from '@modelcontextprotocol/client';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { run, serveHttp, serveStdio, texts, type HttpServe } from '../support/berry-serve.js';
-import { modernHttp, modernStdio, modernTexts } from '../support/berry-serve-modern.js';
+import { modernHttp, modernStdio, modernTexts, runModern, type RunAnswer } from '../support/berry-serve-modern.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
 
 const ALICE = 'alice-state-token-0123456789';
 const BOB = 'bob-state-token-0123456789ab';
 
-interface Answer {
-  readonly ok?: boolean;
-  readonly result?: unknown;
-  readonly state?: string;
-  readonly error?: { readonly code?: string; readonly message: string };
-}
-
 /** `run` on a 2026-07-28 client, with `state` when given; the structured answer and the text blocks. */
-async function runWith(client: ModernClient, code: string, state?: string): Promise<Answer & { texts: string[] }> {
-  const result = await client.callTool({ name: 'run', arguments: { code, ...(state === undefined ? {} : { state }) } }, { timeout: 60_000 });
-  return { ...(result.structuredContent as Answer), texts: modernTexts(result as Parameters<typeof modernTexts>[0]) };
+async function runWith(client: ModernClient, code: string, state?: string): Promise<RunAnswer & { texts: string[] }> {
+  const result = await runModern(client, code, { state, timeoutMs: 60_000 });
+  return { ...(result.structuredContent as RunAnswer), texts: modernTexts(result) };
 }
 
 describe('berry-mcp serve: store and load between runs', function () {

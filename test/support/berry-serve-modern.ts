@@ -47,14 +47,23 @@ export async function modernHttp(url: string, token: string, options: ModernClie
   return client;
 }
 
-/** Calls `run` with `code` on a v2 client. */
+/** A run's structured answer (`structuredContent`), as serve's output schema gives it. */
+export interface RunAnswer {
+  readonly ok?: boolean;
+  readonly result?: unknown;
+  /** The run's state id (store/load), when it has one. */
+  readonly state?: string;
+  readonly error?: { readonly code?: string; readonly message: string };
+}
+
+/** Calls `run` with `code` on a v2 client, passing `state` back when given. */
 export async function runModern(
   client: Client,
   code: string,
-  options: { signal?: AbortSignal; onprogress?: (p: { progress: number; message?: string }) => void; timeoutMs?: number } = {},
+  options: { signal?: AbortSignal; onprogress?: (p: { progress: number; message?: string }) => void; timeoutMs?: number; state?: string } = {},
 ): Promise<CallToolResult> {
   return (await client.callTool(
-    { name: 'run', arguments: { code } },
+    { name: 'run', arguments: { code, ...(options.state === undefined ? {} : { state: options.state }) } },
     {
       timeout: options.timeoutMs ?? 120_000,
       ...(options.signal ? { signal: options.signal } : {}),
