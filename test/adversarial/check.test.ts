@@ -11,6 +11,7 @@ import { MachineHost } from '../../src/bindings/index.js';
 import type { ScriptCheck } from '../../src/bindings/index.js';
 import { everythingPath, faultServerPath, FIXTURES_DIR, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
+import { written } from '../support/written-arguments.js';
 
 const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt'];
 const PLAYWRIGHT = join(FIXTURES_DIR, 'corpus', 'playwright-mcp-0.0.83.json');
@@ -149,28 +150,3 @@ describe('adversarial: the check before a run', function () {
     });
   });
 });
-
-/** What a model writes from a schema: each required property without a default, a plain value of its type. */
-function written(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return 'x';
-  const s = schema as { type?: unknown; properties?: Record<string, unknown>; required?: string[]; enum?: unknown[]; anyOf?: unknown[]; items?: unknown };
-  if (Array.isArray(s.enum)) return s.enum[0];
-  if (Array.isArray(s.anyOf)) return written(s.anyOf.find((b) => (b as { type?: unknown }).type !== 'null'));
-  switch (Array.isArray(s.type) ? s.type[0] : s.type) {
-    case 'number':
-    case 'integer':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'array':
-      return [];
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      for (const name of s.required ?? [])
-        if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
-      return out;
-    }
-    default:
-      return 'x';
-  }
-}

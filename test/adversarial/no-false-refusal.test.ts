@@ -18,6 +18,7 @@ import { ArgumentChecker } from '../../src/bindings/operations/arguments/argumen
 import { everythingPath, filesystemPath, FIXTURES_DIR, memoryPath, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 import { writeConfig } from '../support/write-config.js';
+import { written } from '../support/written-arguments.js';
 import { faultSuite } from '../auth/fault-suite.js';
 import { startV2Http, type PortFixture } from '../support/fixture-servers.js';
 
@@ -30,46 +31,6 @@ const corpus = (file: string): string => join(FIXTURES_DIR, 'corpus', file);
 const PLAYWRIGHT = corpus('playwright-mcp-0.0.83.json');
 const CONFORMANCE = corpus('conformance-0.2.0-http-custom-headers.json');
 const REFERENCE = ['everything', 'filesystem', 'memory'] as const;
-
-/** The arguments a model writes from a schema: each required property without a default, a plain value of its type. */
-function written(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return 'x';
-  const s = schema as Schema & {
-    properties?: Record<string, unknown>;
-    required?: string[];
-    enum?: unknown[];
-    anyOf?: unknown[];
-    items?: unknown;
-    minItems?: number;
-  };
-  if (Array.isArray(s.enum)) return s.enum[0];
-  if (Array.isArray(s.anyOf)) return written(s.anyOf.find((b) => (b as Schema)['type'] !== 'null'));
-  switch (Array.isArray(s.type) ? s.type[0] : s.type) {
-    case 'number':
-    case 'integer':
-      return 1;
-    case 'boolean':
-      return true;
-    case 'array':
-      return Array.from({ length: s.minItems ?? 0 }, () => written(s.items));
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      for (const name of s.required ?? [])
-        if (s.properties?.[name] !== undefined && !Object.hasOwn(s.properties[name] as object, 'default')) out[name] = written(s.properties[name]);
-      return out;
-    }
-    default:
-      return FORMATTED[String(s['format'])] ?? 'x';
-  }
-}
-
-/** What a model writes for a string of these formats. */
-const FORMATTED: Record<string, string> = {
-  uri: 'https://example.com/',
-  url: 'https://example.com/',
-  'date-time': '2026-12-04T10:00:00Z',
-  email: 'a@example.com',
-};
 
 /** The live tools/list of the reference servers, each written to dir/NAME.json as berry-mcp describes them. */
 async function listReferenceServers(dir: string): Promise<void> {
