@@ -37,8 +37,8 @@ export async function executeRun(
   elicitation: ElicitationRouter,
   signal: AbortSignal,
   reporter: ProgressReporter,
-  state: RunState | undefined,
-  parent?: Context,
+  /** The conversation's store/load state, and the trace this run continues. */
+  { state, parent }: { readonly state?: RunState | undefined; readonly parent?: Context | undefined } = {},
 ): Promise<CallToolResult> {
   const { host, queue, limits } = execution;
   const progress = (message: string): void => reporter.report(message);

@@ -150,7 +150,7 @@ export class RunService {
       const reporter = progressOf(() => ctx);
       try {
         const parent = traceParentOf(request.params._meta, ctx);
-        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, state, parent);
+        return await executeRun(this.#execution, client, parsed, target, elicitation, ctx.mcpReq.signal, reporter, { state, parent });
       } finally {
         reporter.close();
       }
@@ -259,7 +259,7 @@ export class RunService {
     this.#parked.add(run);
     const owner = client.holder.name;
     const parent = traceParentOf(params._meta, ctx);
-    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, open.state, parent)
+    void executeRun(this.#execution, client, parsed, target, new ElicitationRouter(), run.controller.signal, reporter, { state: open.state, parent })
       // Kept whether the run failed or not: what it stored before failing is there for the next one.
       .then((result) => this.#states.keep(open, owner, result).catch(() => result))
       .then((result) => {
