@@ -7,7 +7,7 @@
  * A peer that cannot run gets rows saying "unavailable: <reason>".
  */
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PROJECT_ROOT } from '../test/support/paths.js';
 import { everythingPath, faultServerPath, NODE, tempDir, writeConfig } from './fixtures.js';
@@ -68,9 +68,9 @@ async function part(name: string, measure: () => Promise<Row[]>, target?: Target
   }
 }
 
-/** Installs bench/peers from its lockfile when node_modules is missing; returns why not, if it fails. */
+/** Installs bench/peers from its lockfile when a dependency is missing; returns why not, if it fails. */
 async function ensurePeers(log: (message: string) => void): Promise<string | undefined> {
-  if (!existsSync(join(PEERS_DIR, 'node_modules'))) {
+  if (lacksDependency()) {
     log('installing peers: npm ci --prefix bench/peers');
     // The npm that runs `npm run bench`, else the one on PATH.
     const npmCli = process.env['npm_execpath'];
@@ -82,6 +82,12 @@ async function ensurePeers(log: (message: string) => void): Promise<string | und
   const version = await execute(PEER_NODE, ['--version'], { timeoutMs: 10_000 });
   if (version.code !== 0) return `the peers' Node does not run here: ${lastLine(version.stderr)}`;
   return undefined;
+}
+
+/** A checkout installed before a peer was added has node_modules without it: reinstall then. */
+function lacksDependency(): boolean {
+  const { dependencies = {} } = JSON.parse(readFileSync(join(PEERS_DIR, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  return Object.keys(dependencies).some((name) => !existsSync(join(PEERS_DIR, 'node_modules', name, 'package.json')));
 }
 
 async function mcporterRuntime(dir: string): Promise<Row[]> {
