@@ -3,15 +3,17 @@
  * started where requests.ts sends it. Made active around the request, so that the wire
  * (propagate.ts) puts its context in the request's `_meta` and names its `jsonrpc.request.id`.
  */
-import { type Attributes, type Context, context, createContextKey, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { isBerryError } from '../../common/errors.js';
+import { otel } from './api.js';
 import { instruments } from './instruments.js';
 import { tracer } from './instruments.js';
 
+// Context keys are what the API's createContextKey makes (Symbol.for), without loading the API.
 /** The context value that marks an MCP request's own span. */
-export const REQUEST_SPAN = createContextKey('berry-mcp request span');
+export const REQUEST_SPAN = Symbol.for('berry-mcp request span');
 /** Set by the host around one operation: whether its connection was open, or opening, before it began. */
-export const CONNECTION_REUSED = createContextKey('berry-mcp connection reused');
+export const CONNECTION_REUSED = Symbol.for('berry-mcp connection reused');
 /** A status description is the (masked) error message, cut to this many characters. */
 const MAX_STATUS_CHARS = 1024;
 
@@ -46,7 +48,7 @@ export class RequestTrace {
 
   /** Runs `fn` with this request's span active (not even that with no SDK: nothing would read it). */
   run<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#context === undefined ? fn() : context.with(this.#context, fn);
+    return this.#context === undefined ? fn() : otel().context.with(this.#context, fn);
   }
 
   /**
@@ -69,6 +71,7 @@ export class RequestTrace {
   end(error?: unknown, toolError = false): void {
     const span = this.#span;
     const code = error === undefined ? (toolError ? 'tool_error' : undefined) : isBerryError(error) ? error.code : '_OTHER';
+    const { SpanStatusCode } = otel();
     if (code === 'tool_error' && span.isRecording()) {
       span.setAttribute('error.type', code);
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -92,6 +95,8 @@ export class RequestTrace {
  * `prompts/get "p"`, `resources/read "file:///x"`, `tasks/get "tool"` (the method, then the target quoted).
  */
 export function startRequest(operation: string, on: TracedConnection): RequestTrace {
+  // Loaded by a connection's first request at the latest: that connection loaded the MCP client already.
+  const { context, SpanKind, trace } = otel();
   const parent = context.active();
   const recordsMetrics = instruments().recording;
   const span = tracer().startSpan(operation, { kind: SpanKind.CLIENT }, parent);
