@@ -5,7 +5,7 @@
  */
 import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { isBerryError } from '../../common/errors.js';
-import { otel } from './api.js';
+import { otel, registered } from './api.js';
 import { instruments } from './instruments.js';
 import { tracer } from './instruments.js';
 
@@ -28,13 +28,14 @@ export interface TracedConnection {
 }
 
 export class RequestTrace {
-  readonly #span: Span;
+  /** Undefined while nothing is registered through the API (no span at all, not even a no-op one). */
+  readonly #span: Span | undefined;
   readonly #context: Context | undefined;
   #metric: Attributes | undefined;
   readonly #started: number;
   readonly #redact: (text: string) => string;
 
-  constructor(span: Span, active: Context | undefined, metric: Attributes | undefined, redact: (text: string) => string) {
+  constructor(span: Span | undefined, active: Context | undefined, metric: Attributes | undefined, redact: (text: string) => string) {
     this.#span = span;
     this.#context = active;
     this.#metric = metric;
@@ -42,7 +43,7 @@ export class RequestTrace {
     this.#started = metric ? performance.now() : 0;
   }
 
-  get span(): Span {
+  get span(): Span | undefined {
     return this.#span;
   }
 
@@ -57,7 +58,7 @@ export class RequestTrace {
    */
   rename(method: string, protocolVersion: string | undefined): void {
     const version = protocolVersion === undefined ? {} : { 'mcp.protocol.version': protocolVersion };
-    if (this.#span.isRecording()) {
+    if (this.#span?.isRecording()) {
       this.#span.updateName(method);
       this.#span.setAttributes({ 'mcp.method.name': method, ...version });
     }
@@ -70,6 +71,7 @@ export class RequestTrace {
    */
   end(error?: unknown, toolError = false): void {
     const span = this.#span;
+    if (span === undefined) return;
     const code = error === undefined ? (toolError ? 'tool_error' : undefined) : isBerryError(error) ? error.code : '_OTHER';
     const { SpanStatusCode } = otel();
     if (code === 'tool_error' && span.isRecording()) {
@@ -95,8 +97,9 @@ export class RequestTrace {
  * `prompts/get "p"`, `resources/read "file:///x"`, `tasks/get "tool"` (the method, then the target quoted).
  */
 export function startRequest(operation: string, on: TracedConnection): RequestTrace {
-  // Loaded by a connection's first request at the latest: that connection loaded the MCP client already.
-  const { context, SpanKind, trace } = otel();
+  const api = registered();
+  if (api === undefined) return new RequestTrace(undefined, undefined, undefined, on.redact);
+  const { context, SpanKind, trace } = api;
   const parent = context.active();
   const recordsMetrics = instruments().recording;
   const span = tracer().startSpan(operation, { kind: SpanKind.CLIENT }, parent);

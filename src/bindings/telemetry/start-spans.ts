@@ -6,7 +6,7 @@
  */
 import type { Attributes, Span } from '@opentelemetry/api';
 import { isBerryError } from '../../common/errors.js';
-import { otel } from './api.js';
+import { otel, registered } from './api.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { machineName, serverAttributes } from './attributes.js';
 import { instruments, tracer } from './instruments.js';
@@ -14,6 +14,8 @@ import { startRequest, type TracedConnection } from './operation-span.js';
 
 /** Runs `open` (one connection start of `config` on `machine`) under `berry.connection.start`. */
 export async function traceStart<T>(config: ResolvedServerConfig, machine: string, mask: (text: string) => string, open: () => Promise<T>): Promise<T> {
+  // Nothing registered through the API: no span, no metric (and the API is not loaded).
+  if (registered() === undefined) return open();
   const meters = instruments();
   const attributes = meters.recording ? { 'berry.server': config.name, 'berry.machine': machineName(machine) } : undefined;
   if (attributes) meters.connectionStarts.add(1, attributes);
@@ -42,6 +44,7 @@ export async function traceHandshake<T>(
   initialized: () => boolean,
   connect: () => Promise<T>,
 ): Promise<T> {
+  if (registered() === undefined) return connect();
   const { context, SpanKind, trace } = otel();
   const outer = context.active();
   if (stdio && trace.getSpan(outer)?.isRecording()) {
@@ -72,6 +75,7 @@ export async function traceHandshake<T>(
 
 /** A sign-in the start waits for (the user's redirect, the code exchange) under `berry.sign_in`. */
 export async function traceSignIn(attributes: Attributes, redact: (text: string) => string, signIn: () => Promise<void>): Promise<void> {
+  if (registered() === undefined) return signIn();
   const span = tracer().startSpan('berry.sign_in', { kind: otel().SpanKind.INTERNAL, attributes });
   try {
     await signIn();
