@@ -70,7 +70,7 @@ export default async function startup(): Promise<Row[]> {
         target: { max: 1.5, label: '≤ 1.5×' },
       }),
       row(SECTION, 'run text(1) / node -e 0', 'x', pairedRatios(local.run.perRound, local.node.perRound), {
-        target: { max: 3, label: '≤ 3×' },
+        target: { max: 2.5, label: '≤ 2.5×' },
       }),
       row(SECTION, "echo 'const n: number = 1; text(n)' | berry-mcp run -", 'ms', local.runTs.samples),
       row(SECTION, 'run TypeScript text(n) / run text(1)', 'x', pairedRatios(local.runTs.perRound, local.run.perRound)),

@@ -7,13 +7,10 @@ import { MAX_LINE_LIMIT } from '../remote/transport/stdio/line-reader.js';
 import type { Machine } from '../remote/machine/index.js';
 import type { ApproveCall } from './operations/approval/approval.js';
 import { ArgumentChecker } from './operations/arguments/argument-check.js';
-import { call as callOperation } from './operations/call-operation.js';
 import { ObservedTypes } from './catalog/observed-types/observer.js';
 import { CatalogStore } from './catalog/catalog-store.js';
-import { describe as describeOperation } from './operations/describe-operation.js';
-import { prompt as promptOperation } from './operations/prompts.js';
-import { read as readOperation } from './operations/read.js';
-import { search as searchOperation } from './operations/search/search.js';
+// The operations are imported when first used: a script that calls no tool (or only calls) loads
+// none of what list, describe, search and typings need (the type generator, the catalog formats).
 // resources.js (see read.ts) and tasks.js (see call-operation.ts) load the SDK's schemas: imported
 // when first used, after a connection has loaded the SDK anyway, so a script that calls no tool never loads it.
 import type {
@@ -44,9 +41,6 @@ import { MachineRelease, operationFailure, throwIfCancelled } from './machine-re
 import type { OperationContext, Prepared } from './operations/context.js';
 import { resolveEntry } from './operations/resolve-entry.js';
 import type { CallOperationOptions, McpHost } from './host-contract.js';
-import { authorize, logout } from './operations/authorize.js';
-import { list } from './operations/list.js';
-import { typings } from './operations/typings.js';
 import { OperationConfig } from './operation-config.js';
 import { gateOf, type ServerTextGate } from './server-text/gate.js';
 import { DEFAULT_MAX_ARGUMENT_BYTES } from '../common/argument-limit.js';
@@ -54,6 +48,9 @@ import type { ScriptCheck, ScriptCheckOptions } from './check/check-script.js';
 import { observe } from './telemetry/gauges.js';
 
 export type { AuthorizeResult, CallOperationOptions, McpHost, McpHostOptions };
+
+/** The call operation once loaded: every call after the first goes to it without an await. */
+let callOperation: typeof import('./operations/call-operation.js').call | undefined;
 
 /** The MCP host (list, describe, call, read, prompt, search, typings, sign-in): rereads mcp.json on every operation and pools connections. */
 export function createMcpHost(options: McpHostOptions = {}): McpHost {
@@ -233,17 +230,17 @@ export class MachineHost implements McpHost {
 
   async list(request: ListRequest = {}, options: OperationOptions = {}): Promise<ListResult> {
     throwIfCancelled(options.signal);
-    return list(this.#context, request, options);
+    return (await import('./operations/list.js')).list(this.#context, request, options);
   }
 
-  typings(options: { readonly signal?: AbortSignal; readonly server?: string; readonly client?: object } = {}): Promise<string> {
+  async typings(options: { readonly signal?: AbortSignal; readonly server?: string; readonly client?: object } = {}): Promise<string> {
     const { signal, ...request } = options;
-    return typings(this.#context, request, signal ? { signal } : {});
+    return (await import('./operations/typings.js')).typings(this.#context, request, signal ? { signal } : {});
   }
 
   async describe(request: DescribeRequest, options: OperationOptions = {}): Promise<DescribeResult> {
     throwIfCancelled(options.signal);
-    return describeOperation(this.#context, request, options);
+    return (await import('./operations/describe-operation.js')).describe(this.#context, request, options);
   }
 
   // Not async: the operation's promise is handed back as it is (an async layer is one more turn of
@@ -251,23 +248,24 @@ export class MachineHost implements McpHost {
   call(request: CallRequest, options: CallOperationOptions = {}): Promise<CallResult> {
     try {
       throwIfCancelled(options.signal);
-      return callOperation(this.#context, request, options);
+      if (callOperation) return callOperation(this.#context, request, options);
+      return import('./operations/call-operation.js').then(({ call }) => (callOperation = call)(this.#context, request, options));
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
   async read(request: ReadRequest, options: OperationOptions = {}): Promise<ReadResult> {
-    return readOperation(this.#context, request, options);
+    return (await import('./operations/read.js')).read(this.#context, request, options);
   }
 
   async prompt(request: PromptRequest, options: OperationOptions = {}): Promise<PromptResult> {
-    return promptOperation(this.#context, request, options);
+    return (await import('./operations/prompts.js')).prompt(this.#context, request, options);
   }
 
   async search(request: SearchRequest, options: OperationOptions = {}): Promise<SearchResult> {
     throwIfCancelled(options.signal);
-    return searchOperation(this.#context, request, options);
+    return (await import('./operations/search/search.js')).search(this.#context, request, options);
   }
 
   /** The check before a run (check/): certain mistakes at `tools.*` calls, and warnings; loaded only for a script that names `tools`. */
@@ -276,12 +274,12 @@ export class MachineHost implements McpHost {
     return (await import('./check/check-script.js')).checkScript(this.#context, code, options);
   }
 
-  authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
-    return authorize(this.#context, { server }, options);
+  async authorize(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<AuthorizeResult> {
+    return (await import('./operations/authorize.js')).authorize(this.#context, { server }, options);
   }
 
-  logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
-    return logout(this.#context, { server }, options);
+  async logout(server: string, options: { readonly signal?: AbortSignal } = {}): Promise<boolean> {
+    return (await import('./operations/authorize.js')).logout(this.#context, { server }, options);
   }
 
   async close(): Promise<void> {

@@ -4,7 +4,6 @@
  * terminal, a declined elicitation and a line saying so. URL mode shows the URL and the message and
  * never opens anything itself.
  */
-import { createInterface } from 'node:readline/promises';
 import type { Readable, Writable } from 'node:stream';
 import type { ElicitationHandler, ElicitationParams, ElicitationResult } from '../bindings/handlers.js';
 
@@ -45,6 +44,8 @@ async function answer(params: ElicitationParams, server: string, signal: AbortSi
     out('  declined: not on a terminal, nobody can answer\n');
     return { action: 'decline' };
   }
+  // Loaded when a server asks: readline is a few ms of every CLI start that would not use it.
+  const { createInterface } = await import('node:readline/promises');
   const rl = createInterface({ input: io.input, output: io.output, terminal: io.input.isTTY === true });
   const closed = new Promise<undefined>((resolve) => rl.once('close', () => resolve(undefined)));
   const ask = async (prompt: string): Promise<string | undefined> => {

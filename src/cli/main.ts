@@ -88,11 +88,11 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 // The host, the SDK and ssh2 load here, on first use, not when the CLI starts.
 async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extra: Partial<HostOptions> = {}): Promise<Host> {
-  const [{ createHost }, { createCliMachine, resolveCwd }, { createElicitationForm }, { terminalApprover }] = await Promise.all([
+  const [{ createHost }, { createCliMachine, resolveCwd }, { createElicitationForm }, approver] = await Promise.all([
     import('../host.js'),
     import('./machine.js'),
     import('./elicitation-form.js'),
-    import('./confirm-writes.js'),
+    args.confirmWrites ? import('./confirm-writes.js') : undefined,
   ]);
   // A command may bring its own machine and working directory (add checks through a CandidateMachine).
   const machine = extra.machine ?? (await createCliMachine(args));
@@ -105,7 +105,7 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
     savedCatalogs: true,
     ...storeChoice(args),
-    ...(args.confirmWrites ? { approveCall: terminalApprover(io) } : {}),
+    ...(approver ? { approveCall: approver.terminalApprover(io) } : {}),
     // A one-shot command runs one script at most: nothing to keep warm for a next one.
     warmIsolates: 0,
     ...extra,

@@ -33,7 +33,7 @@ describe('loadIsolatedVm', () => {
   });
 
   it('says which alias is missing for which Node and what to run, when it is not installed', () => {
-    // A copy of the compiled loader with no node_modules above it: the real ERR_MODULE_NOT_FOUND path.
+    // A copy of the compiled loader with no node_modules above it: the real MODULE_NOT_FOUND path.
     const dir = mkdtempSync(join(tmpdir(), 'berry-ivm-'));
     try {
       cpSync(join(distSrc, 'common/errors.js'), join(dir, 'src/common/errors.js'));

@@ -198,7 +198,7 @@ export async function callTool(target: RequestTarget, tool: string, args: Record
     },
   };
   const traced = startRequest(`tools/call "${tool}"`, target);
-  if (options.tracedArguments !== undefined && traced.span.isRecording()) {
+  if (options.tracedArguments !== undefined && traced.span?.isRecording()) {
     traced.span.setAttribute('gen_ai.tool.call.arguments', argumentsAttribute(options.tracedArguments));
   }
   try {

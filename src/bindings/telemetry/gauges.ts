@@ -23,9 +23,9 @@ export function observe(name: string, owner: object, read: Source): void {
 }
 
 /** Called once per meter provider (instruments.ts): one observable gauge per name. */
-export function createGauges(meters: { readonly meter: Meter }): void {
+export function createGauges(meter: Meter): void {
   const gauge = (name: string, description: string, unit: string): void => {
-    meters.meter.createObservableGauge(name, { description, unit }).addCallback((result) => collect(name, result));
+    meter.createObservableGauge(name, { description, unit }).addCallback((result) => collect(name, result));
   };
   gauge('berry.connections', 'Pooled MCP connections, by state (connecting, active, idle).', '{connection}');
   gauge('berry.backoff.open', 'Servers whose last start failed and that are not started again before their backoff window ends.', '{server}');

@@ -3,15 +3,17 @@
  * started where requests.ts sends it. Made active around the request, so that the wire
  * (propagate.ts) puts its context in the request's `_meta` and names its `jsonrpc.request.id`.
  */
-import { type Attributes, type Context, context, createContextKey, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Context, Span } from '@opentelemetry/api';
 import { isBerryError } from '../../common/errors.js';
+import { otel, registered } from './api.js';
 import { instruments } from './instruments.js';
 import { tracer } from './instruments.js';
 
+// Context keys are what the API's createContextKey makes (Symbol.for), without loading the API.
 /** The context value that marks an MCP request's own span. */
-export const REQUEST_SPAN = createContextKey('berry-mcp request span');
+export const REQUEST_SPAN = Symbol.for('berry-mcp request span');
 /** Set by the host around one operation: whether its connection was open, or opening, before it began. */
-export const CONNECTION_REUSED = createContextKey('berry-mcp connection reused');
+export const CONNECTION_REUSED = Symbol.for('berry-mcp connection reused');
 /** A status description is the (masked) error message, cut to this many characters. */
 const MAX_STATUS_CHARS = 1024;
 
@@ -26,13 +28,14 @@ export interface TracedConnection {
 }
 
 export class RequestTrace {
-  readonly #span: Span;
+  /** Undefined while nothing is registered through the API (no span at all, not even a no-op one). */
+  readonly #span: Span | undefined;
   readonly #context: Context | undefined;
   #metric: Attributes | undefined;
   readonly #started: number;
   readonly #redact: (text: string) => string;
 
-  constructor(span: Span, active: Context | undefined, metric: Attributes | undefined, redact: (text: string) => string) {
+  constructor(span: Span | undefined, active: Context | undefined, metric: Attributes | undefined, redact: (text: string) => string) {
     this.#span = span;
     this.#context = active;
     this.#metric = metric;
@@ -40,13 +43,13 @@ export class RequestTrace {
     this.#started = metric ? performance.now() : 0;
   }
 
-  get span(): Span {
+  get span(): Span | undefined {
     return this.#span;
   }
 
   /** Runs `fn` with this request's span active (not even that with no SDK: nothing would read it). */
   run<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#context === undefined ? fn() : context.with(this.#context, fn);
+    return this.#context === undefined ? fn() : otel().context.with(this.#context, fn);
   }
 
   /**
@@ -55,7 +58,7 @@ export class RequestTrace {
    */
   rename(method: string, protocolVersion: string | undefined): void {
     const version = protocolVersion === undefined ? {} : { 'mcp.protocol.version': protocolVersion };
-    if (this.#span.isRecording()) {
+    if (this.#span?.isRecording()) {
       this.#span.updateName(method);
       this.#span.setAttributes({ 'mcp.method.name': method, ...version });
     }
@@ -68,7 +71,9 @@ export class RequestTrace {
    */
   end(error?: unknown, toolError = false): void {
     const span = this.#span;
+    if (span === undefined) return;
     const code = error === undefined ? (toolError ? 'tool_error' : undefined) : isBerryError(error) ? error.code : '_OTHER';
+    const { SpanStatusCode } = otel();
     if (code === 'tool_error' && span.isRecording()) {
       span.setAttribute('error.type', code);
       span.setStatus({ code: SpanStatusCode.ERROR });
@@ -92,6 +97,9 @@ export class RequestTrace {
  * `prompts/get "p"`, `resources/read "file:///x"`, `tasks/get "tool"` (the method, then the target quoted).
  */
 export function startRequest(operation: string, on: TracedConnection): RequestTrace {
+  const api = registered();
+  if (api === undefined) return new RequestTrace(undefined, undefined, undefined, on.redact);
+  const { context, SpanKind, trace } = api;
   const parent = context.active();
   const recordsMetrics = instruments().recording;
   const span = tracer().startSpan(operation, { kind: SpanKind.CLIENT }, parent);

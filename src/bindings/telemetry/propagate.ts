@@ -5,7 +5,8 @@
  * alike; HTTP requests also carry it as headers. Every request a connection sends passes its
  * transport's `send`, the SDK's and the direct path's (direct-requests.ts) alike: this wraps it.
  */
-import { type Context, context, propagation, ROOT_CONTEXT, type Span, trace } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import { otel, registered } from './api.js';
 import { REQUEST_SPAN } from './operation-span.js';
 
 /** A W3C traceparent is 55 characters; tracestate is capped at 512 by the spec. Longer is refused unread. */
@@ -21,10 +22,11 @@ type Outgoing = { method?: unknown; id?: unknown; params?: Record<string, unknow
 export function traceRequests<T extends Sendable>(transport: T): void {
   const send = transport.send.bind(transport) as (message: unknown, options?: unknown) => Promise<void>;
   transport.send = ((message: Outgoing, options?: unknown) => {
-    if (typeof message.method === 'string') {
-      const active = context.active();
+    const api = typeof message.method === 'string' ? registered() : undefined;
+    if (api !== undefined) {
+      const active = api.context.active();
       // No span, no context to carry (and, with no SDK, never one): the message goes as it is.
-      if (trace.getSpanContext(active) !== undefined) inject(message, active);
+      if (api.trace.getSpanContext(active) !== undefined) inject(message, active);
     }
     return send(message, options);
   }) as T['send'];
@@ -32,7 +34,7 @@ export function traceRequests<T extends Sendable>(transport: T): void {
 
 function inject(message: Outgoing, active: Context): void {
   const carrier: Record<string, string> = {};
-  propagation.inject(active, carrier);
+  otel().propagation.inject(active, carrier);
   const span = active.getValue(REQUEST_SPAN) as Span | undefined;
   if (span !== undefined && message.id !== undefined && span.isRecording()) span.setAttribute('jsonrpc.request.id', String(message.id));
   if (Object.keys(carrier).length === 0) return;
@@ -48,10 +50,11 @@ type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 /** Wraps an HTTP transport's fetch so that each request carries the active trace context as headers (`traceparent`). */
 export function traceFetch<F extends Fetch>(fetch: F): F {
   return (async (input: string | URL, init?: RequestInit) => {
-    const active = context.active();
-    if (trace.getSpanContext(active) === undefined) return fetch(input, init);
+    const api = registered();
+    const active = api?.context.active();
+    if (api === undefined || active === undefined || api.trace.getSpanContext(active) === undefined) return fetch(input, init);
     const carrier: Record<string, string> = {};
-    propagation.inject(active, carrier);
+    api.propagation.inject(active, carrier);
     if (Object.keys(carrier).length === 0) return fetch(input, init);
     const headers = new Headers(init?.headers);
     for (const [name, value] of Object.entries(carrier)) headers.set(name, value);
@@ -67,6 +70,7 @@ export function traceFetch<F extends Fetch>(fetch: F): F {
 export function parentContext(meta: unknown, headers?: { get(name: string): string | null }): Context {
   const fromMeta = carrierOf(meta !== null && typeof meta === 'object' ? (name) => (meta as Record<string, unknown>)[name] : undefined);
   const carrier = fromMeta ?? carrierOf(headers ? (name) => headers.get(name) : undefined);
+  const { propagation, ROOT_CONTEXT } = otel();
   return carrier ? propagation.extract(ROOT_CONTEXT, carrier) : ROOT_CONTEXT;
 }
 

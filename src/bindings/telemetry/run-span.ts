@@ -3,7 +3,8 @@
  * handed to the run's host functions, so every MCP request the script makes is its child, wherever
  * the script runs (this thread's isolate, a serve worker whose calls come back over IPC).
  */
-import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Context, Span } from '@opentelemetry/api';
+import { otel } from './api.js';
 import { instruments, tracer, tracing } from './instruments.js';
 
 /** What a run's record says of its outcome (runtime's RunRecord, structurally). */
@@ -24,6 +25,7 @@ export class RunTrace {
     this.#recording = meters.recording;
     if (this.#recording) meters.runsActive.add(1);
     if (!tracing()) return;
+    const { context, SpanKind, trace } = otel();
     const parent = context.active();
     this.#span = tracer().startSpan('berry.run', { kind: SpanKind.INTERNAL }, parent);
     this.context = trace.setSpan(parent, this.#span);
@@ -32,7 +34,9 @@ export class RunTrace {
   /** `fn` under the run's span (each host function of the run is called through this). */
   within<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
     const active = this.context;
-    return active === undefined ? fn : (...args) => context.with(active, () => fn(...args));
+    if (active === undefined) return fn;
+    const { context } = otel();
+    return (...args) => context.with(active, () => fn(...args));
   }
 
   end(record: RunOutcome | undefined, error?: unknown): void {
@@ -42,7 +46,7 @@ export class RunTrace {
       // The error's code only: a script's error message may carry anything the script saw.
       if (code !== undefined) {
         span.setAttribute('error.type', code);
-        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setStatus({ code: otel().SpanStatusCode.ERROR });
       }
     }
     span?.end();

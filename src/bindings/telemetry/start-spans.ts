@@ -4,8 +4,9 @@
  * handshake's CLIENT span (`server/discover` or `initialize`, over HTTP the connect itself), and
  * `berry.sign_in` while a sign-in is awaited. Counted: starts and failed starts.
  */
-import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type { Attributes, Span } from '@opentelemetry/api';
 import { isBerryError } from '../../common/errors.js';
+import { otel, registered } from './api.js';
 import type { ResolvedServerConfig } from '../../config/index.js';
 import { machineName, serverAttributes } from './attributes.js';
 import { instruments, tracer } from './instruments.js';
@@ -13,9 +14,12 @@ import { startRequest, type TracedConnection } from './operation-span.js';
 
 /** Runs `open` (one connection start of `config` on `machine`) under `berry.connection.start`. */
 export async function traceStart<T>(config: ResolvedServerConfig, machine: string, mask: (text: string) => string, open: () => Promise<T>): Promise<T> {
+  // Nothing registered through the API: no span, no metric (and the API is not loaded).
+  if (registered() === undefined) return open();
   const meters = instruments();
   const attributes = meters.recording ? { 'berry.server': config.name, 'berry.machine': machineName(machine) } : undefined;
   if (attributes) meters.connectionStarts.add(1, attributes);
+  const { context, SpanKind, trace } = otel();
   const span = tracer().startSpan('berry.connection.start', { kind: SpanKind.INTERNAL });
   if (span.isRecording()) span.setAttributes(serverAttributes(config, machineName(machine), mask));
   try {
@@ -40,6 +44,8 @@ export async function traceHandshake<T>(
   initialized: () => boolean,
   connect: () => Promise<T>,
 ): Promise<T> {
+  if (registered() === undefined) return connect();
+  const { context, SpanKind, trace } = otel();
   const outer = context.active();
   if (stdio && trace.getSpan(outer)?.isRecording()) {
     const start = transport.start.bind(transport);
@@ -69,7 +75,8 @@ export async function traceHandshake<T>(
 
 /** A sign-in the start waits for (the user's redirect, the code exchange) under `berry.sign_in`. */
 export async function traceSignIn(attributes: Attributes, redact: (text: string) => string, signIn: () => Promise<void>): Promise<void> {
-  const span = tracer().startSpan('berry.sign_in', { kind: SpanKind.INTERNAL, attributes });
+  if (registered() === undefined) return signIn();
+  const span = tracer().startSpan('berry.sign_in', { kind: otel().SpanKind.INTERNAL, attributes });
   try {
     await signIn();
     span.end();
@@ -86,7 +93,7 @@ function codeOf(error: unknown): string {
 function fail(span: Span, error: unknown, mask: (text: string) => string): void {
   if (span.isRecording()) {
     span.setAttribute('error.type', codeOf(error));
-    span.setStatus({ code: SpanStatusCode.ERROR, message: mask(error instanceof Error ? error.message : String(error)).slice(0, 1024) });
+    span.setStatus({ code: otel().SpanStatusCode.ERROR, message: mask(error instanceof Error ? error.message : String(error)).slice(0, 1024) });
   }
   span.end();
 }
