@@ -5,7 +5,7 @@
  * when Redis does not answer; the error names the URL without its password.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import { BerryError, isBerryError } from '../../common/errors.js';
 import type { RedisSelection } from './selection.js';
 
@@ -15,14 +15,23 @@ export const OPERATION_MS = 4_500;
 const MAX_RECONNECT_DELAY_MS = 1_000;
 
 export class RedisConnection {
-  readonly client: Redis;
   readonly #selection: RedisSelection;
+  // Made on first use: ioredis (and its dependencies) loads only in a process that needs the store.
+  #client: Promise<Redis> | undefined;
   #lastError = '';
   #closed = false;
 
   constructor(selection: RedisSelection) {
     this.#selection = selection;
-    this.client = new Redis(selection.url, {
+  }
+
+  #open(): Promise<Redis> {
+    this.#client ??= import('ioredis').then(({ Redis }) => this.#made(new Redis(this.#selection.url, this.#options())));
+    return this.#client;
+  }
+
+  #options(): RedisOptions {
+    return {
       lazyConnect: true,
       enableOfflineQueue: false,
       connectTimeout: 3_000,
@@ -31,24 +40,28 @@ export class RedisConnection {
       retryStrategy: (times) => Math.min(100 * times, MAX_RECONNECT_DELAY_MS),
       // The store's own name on the server, for `CLIENT LIST`.
       connectionName: 'berry-mcp',
-    });
+    };
+  }
+
+  #made(client: Redis): Redis {
     // Kept for the next error; ioredis would print an unhandled error event otherwise.
-    this.client.on('error', (error: Error) => {
+    client.on('error', (error: Error) => {
       this.#lastError = error.message;
     });
+    return client;
   }
 
   /** Runs `fn` on a ready client within OPERATION_MS; BERRY_STORE_UNAVAILABLE when Redis does not answer by then. */
   async run<T>(fn: (client: Redis) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const deadline = Date.now() + OPERATION_MS;
-    await this.#ready(deadline, signal);
+    const client = await this.#ready(deadline, signal);
     const timer = new AbortController();
     const timeout = sleep(Math.max(0, deadline - Date.now()), undefined, { signal: timer.signal }).then(() => {
       throw this.#unavailable('no answer in time');
     });
     timeout.catch(() => {});
     try {
-      return await Promise.race([fn(this.client), timeout]);
+      return await Promise.race([fn(client), timeout]);
     } catch (error) {
       throw isBerryError(error) || isReplyError(error) ? error : this.#unavailable(message(error));
     } finally {
@@ -59,21 +72,25 @@ export class RedisConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.client.status === 'ready') await this.client.quit().catch(() => {});
-    this.client.disconnect();
+    if (!this.#client) return;
+    const client = await this.#client;
+    if (client.status === 'ready') await client.quit().catch(() => {});
+    client.disconnect();
   }
 
-  async #ready(deadline: number, signal: AbortSignal | undefined): Promise<void> {
+  async #ready(deadline: number, signal: AbortSignal | undefined): Promise<Redis> {
     if (this.#closed) throw new BerryError('MCP_HOST_CLOSED', 'The store was closed with its host.');
-    if (this.client.status === 'ready') return;
+    const client = await this.#open();
+    if (client.status === 'ready') return client;
     // The first use connects; later, ioredis reconnects by itself (retryStrategy).
-    if (this.client.status === 'wait') this.client.connect().catch(() => {});
+    if (client.status === 'wait') client.connect().catch(() => {});
     // A loop on a getter TypeScript narrowed once: re-read it each turn.
-    while ((this.client.status as string) !== 'ready') {
+    while ((client.status as string) !== 'ready') {
       signal?.throwIfAborted();
-      if (this.#closed || Date.now() >= deadline) throw this.#unavailable(this.#lastError || `its connection is ${this.client.status}`);
+      if (this.#closed || Date.now() >= deadline) throw this.#unavailable(this.#lastError || `its connection is ${client.status}`);
       await sleep(25);
     }
+    return client;
   }
 
   #unavailable(reason: string): BerryError {
