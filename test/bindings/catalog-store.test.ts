@@ -61,6 +61,25 @@ describe('saved catalogs', function () {
     assert.deepEqual(server.tools, cold.servers[0]!.tools, 'the same filtered tools');
   });
 
+  it('does not write the catalog again for every warm list of a live connection', async () => {
+    const config = writeConfig(tmp.dir, { fault: entry() });
+    const host = createMcpHost({ cwd: tmp.dir, configPath: config, savedCatalogs: { dir: catalogs } });
+    try {
+      await host.list({});
+      await host.readConfig(); // the save runs in the background: let it land
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const file = join(catalogs, files()[0]!);
+      const first = statSync(file);
+      for (let i = 0; i < 5; i++) await host.list({});
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Each write replaces the file by a rename: another inode.
+      assert.equal(statSync(file).ino, first.ino, 'the same listing was not written again');
+      assert.equal(starts(), 1);
+    } finally {
+      await host.close();
+    }
+  });
+
   it('dials every server on refresh, and never uses the catalog of a changed entry', async () => {
     const config = writeConfig(tmp.dir, { fault: entry() });
     await list(config);
