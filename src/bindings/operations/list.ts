@@ -105,7 +105,7 @@ async function savedStatus(
 ): Promise<ServerStatus | undefined> {
   const store = context.store;
   if (!store || slot.status !== 'ok') return undefined;
-  if (context.pool.hasOpen(context.keyOf(prepared, slot.config))) return undefined;
+  if (context.pool.isOpen(context.keyOf(prepared, slot.config))) return undefined;
   const saved = await store.load(slot.config.fingerprint, signal, slot.config.publicFingerprint);
   if (!saved) return undefined;
   const ageMs = Math.max(0, Date.now() - saved.savedAt);
