@@ -24,7 +24,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createHost } from '../src/index.js';
 import { catalogServerPath, PROJECT_ROOT } from '../test/support/paths.js';
 import { NODE, rawStdio, settled, tempDir, writeConfig } from './fixtures.js';
-import { manyServersMemory } from './many-servers-memory.js';
+import { FIRST, manyServersMemory } from './many-servers-memory.js';
 import { row, value, type Row } from './rows.js';
 import { alternate, pairedRatios, timeEach } from './stats.js';
 
@@ -160,7 +160,7 @@ export default async function manyServersSection(log: (message: string) => void)
       value(SECTION, 'host RSS per live connection', 'MB', memory.perConnectionMb, {
         note: `RSS delta over ${SERVERS} connections, fresh process; V8 heap ${memory.heapPerConnectionKb.toFixed(0)} KB each`,
       }),
-      value(SECTION, `the ${SERVERS} server processes together`, 'MB', memory.serversMb),
+      value(SECTION, `the ${SERVERS + FIRST} server processes of the probe together`, 'MB', memory.serversMb),
     ];
   } finally {
     remove();
