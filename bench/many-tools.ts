@@ -81,7 +81,7 @@ export default async function manyTools(log: (message: string) => void): Promise
         note: `${description.length} characters`,
       }),
       value(SECTION, `first list of the ${TOOLS}-tool server (fresh host: spawn + init + tools/list)`, 'ms', firstList),
-      value(SECTION, 'first describe of it (loads the typings code)', 'ms', firstDescribe),
+      value(SECTION, 'first describe of it (compiles each input schema to TypeScript, once per listing)', 'ms', firstDescribe),
       value(SECTION, 'first mcp_search over 100 live servers (builds the index)', 'ms', firstSearch),
     ];
   } finally {
