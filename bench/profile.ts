@@ -2,10 +2,11 @@
  * A small driver for `node --cpu-prof`: runs one workload in a child process that writes a CPU
  * profile, then prints where the time went (self time by function and by file).
  *
- *   node --no-node-snapshot dist/bench/profile.js call|raw|script|reread [count]
+ *   node --no-node-snapshot dist/bench/profile.js call|raw|script|reread|list-many [count]
  *
  * call: host.call(echo) on server-everything; raw: the SDK's Client.callTool; script: one host.run
- * doing tools.mcp_call(echo) in a loop; reread: host.readConfig() on the 20-server file.
+ * doing tools.mcp_call(echo) in a loop; reread: host.readConfig() on the 20-server file;
+ * list-many: a warm list of section 22's 100 servers, saved catalogs on (as the CLI and serve).
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -14,9 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { createHost } from '../src/index.js';
 import { PROJECT_ROOT } from '../test/support/paths.js';
 import { twentyServers } from './config.js';
+import { manyServers, SERVERS } from './many-servers.js';
 import { ECHO, everythingEntry, everythingPath, NODE, rawEcho, rawStdio, tempDir, writeConfig } from './fixtures.js';
 
-const WORKLOADS = ['call', 'raw', 'script', 'reread'] as const;
+const WORKLOADS = ['call', 'raw', 'script', 'reread', 'list-many'] as const;
 type Workload = (typeof WORKLOADS)[number];
 
 interface ProfileNode {
@@ -28,7 +30,8 @@ interface ProfileNode {
 
 async function workload(kind: Workload, count: number): Promise<void> {
   const { dir, remove } = tempDir('profile');
-  const host = createHost({ cwd: dir, configPath: writeConfig(dir, kind === 'reread' ? twentyServers() : { everything: everythingEntry() }) });
+  const servers = kind === 'reread' ? twentyServers() : kind === 'list-many' ? manyServers(SERVERS) : { everything: everythingEntry() };
+  const host = createHost({ cwd: dir, configPath: writeConfig(dir, servers), ...(kind === 'list-many' ? { savedCatalogs: { dir: `${dir}/catalogs` } } : {}) });
   try {
     // A config file younger than 2 s is read whole on every operation (see machine/unchanged-file.ts);
     // a long-lived host's is older: profile that steady state.
@@ -44,6 +47,9 @@ async function workload(kind: Workload, count: number): Promise<void> {
         timeoutMs: 600_000,
       });
       if (!record.ok) throw new Error(JSON.stringify(record.error));
+    } else if (kind === 'list-many') {
+      await host.list({});
+      for (let i = 0; i < count; i++) await host.list({});
     } else {
       for (let i = 0; i < count; i++) await host.readConfig();
     }

@@ -46,6 +46,8 @@ const SECTIONS: readonly Section[] = [
   { id: '19', title: '19 check before a run', load: async () => (await import('./check.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '20', title: '20 store and load', load: async () => (await import('./state.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '21', title: '21 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
+  { id: '22', title: '22 many servers', load: async () => (await import('./many-servers.js')).default, failure: 'error', timeoutMs: 600_000 },
+  { id: '23', title: '23 many tools', load: async () => (await import('./many-tools.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '25', title: '25 token economy', load: async () => (await import('./token-economy.js')).default, failure: 'error', timeoutMs: 120_000 },
 ];
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createMcpHost } from '../../src/bindings/index.js';
 import { faultServerPath } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait.js';
 import { writeConfig } from '../support/write-config.js';
 
 const SECRET = 'catalog-secret-value-4711';
@@ -59,6 +60,45 @@ describe('saved catalogs', function () {
     assert.ok(server.cached.ageMs >= 0 && server.cached.ageMs < 60_000);
     assert.ok(cold.servers[0]!.status === 'connected');
     assert.deepEqual(server.tools, cold.servers[0]!.tools, 'the same filtered tools');
+  });
+
+  it('does not write the catalog again for every warm list of a live connection', async () => {
+    const config = writeConfig(tmp.dir, { fault: entry() });
+    const host = createMcpHost({ cwd: tmp.dir, configPath: config, savedCatalogs: { dir: catalogs } });
+    try {
+      await host.list({});
+      await host.readConfig(); // the save runs in the background: let it land
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const file = join(catalogs, files()[0]!);
+      const first = statSync(file);
+      for (let i = 0; i < 5; i++) await host.list({});
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Each write replaces the file by a rename: another inode.
+      assert.equal(statSync(file).ino, first.ino, 'the same listing was not written again');
+      assert.equal(starts(), 1);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('answers from the live connection while it is open, and from the saved catalog once it closed', async () => {
+    const config = writeConfig(tmp.dir, { fault: entry() });
+    const host = createMcpHost({ cwd: tmp.dir, configPath: config, savedCatalogs: { dir: catalogs }, idleTimeoutMs: 300 });
+    try {
+      const cached = async (): Promise<boolean> => {
+        const server = (await host.list({})).servers[0]!;
+        return server.status === 'connected' && server.cached !== undefined;
+      };
+      assert.equal(await cached(), false);
+      await waitFor(() => files().length === 1, 5000, 'the catalog to be saved');
+      assert.equal(await cached(), false, 'the open connection answers, not the saved catalog');
+      // The idle connection closes after 300 ms (a live list would keep it busy: wait without one).
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(await cached(), true, 'the saved catalog answers once the connection closed');
+      assert.equal(starts(), 1, 'the saved catalog answered');
+    } finally {
+      await host.close();
+    }
   });
 
   it('dials every server on refresh, and never uses the catalog of a changed entry', async () => {

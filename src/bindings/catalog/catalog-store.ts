@@ -39,6 +39,8 @@ export interface SaveDetails {
 
 export class CatalogStore {
   readonly #store: Store;
+  /** When this store last wrote a live listing (the connection's cached array), by fingerprint. */
+  readonly #written = new WeakMap<readonly Tool[], Map<string, number>>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -92,6 +94,26 @@ export class CatalogStore {
     });
     await this.#store.write('catalog', nameOf(fingerprint), data);
     if (cacheScope === 'public' && publicFingerprint !== undefined) await this.#store.write('catalog', nameOf(publicFingerprint, '.public'), data);
+  }
+
+  /**
+   * Saves a live listing, unless this store wrote this very listing for `fingerprint` less than a
+   * tenth of its TTL ago: every warm list and every serve description rewrote each server's file
+   * (100 servers: 100 writes; 5,000 tools: 2 MB of JSON each time). Another process reading the
+   * file sees it at most a tenth of its TTL older than before. Undefined when nothing is written.
+   */
+  saveListing(fingerprint: string, tools: readonly Tool[], details: SaveDetails = {}): Promise<void> | undefined {
+    const now = Date.now();
+    const written = this.#written.get(tools) ?? new Map<string, number>();
+    const last = written.get(fingerprint);
+    if (last !== undefined && now - last < (details.ttlMs ?? DEFAULT_CATALOG_TTL_MS) / 10) return undefined;
+    written.set(fingerprint, now);
+    this.#written.set(tools, written);
+    return this.save(fingerprint, tools, details).catch((error: unknown) => {
+      // A write that failed is tried again by the next listing.
+      written.delete(fingerprint);
+      throw error;
+    });
   }
 
   /** The observed result types kept beside the catalog (observed-types/), as parsed JSON; undefined when none. */

@@ -70,7 +70,7 @@ export async function catalogOf(
   }
 }
 
-/** Saves a live tool listing on the machine (savedCatalogs), in the background. */
+/** Saves a live tool listing on the machine (savedCatalogs), in the background, unless it was just saved. */
 export function saveListing(
   context: OperationContext,
   name: string,
@@ -78,20 +78,18 @@ export function saveListing(
   listing: { readonly items: readonly Tool[]; readonly ttlMs?: number | undefined; readonly cacheScope?: 'public' | 'private' | undefined },
   protocol: string | undefined,
 ): void {
-  const store = context.store;
-  if (!store) return;
+  const saving = context.store?.saveListing(config.fingerprint, listing.items, {
+    ttlMs: listing.ttlMs,
+    protocol,
+    cacheScope: listing.cacheScope,
+    publicFingerprint: config.publicFingerprint,
+  });
+  if (!saving) return;
   // A cache that cannot be written costs only speed: say so on the log, nothing else.
   context.track(
-    store
-      .save(config.fingerprint, listing.items, {
-        ttlMs: listing.ttlMs,
-        protocol,
-        cacheScope: listing.cacheScope,
-        publicFingerprint: config.publicFingerprint,
-      })
-      .catch((error: unknown) =>
-        context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
-      ),
+    saving.catch((error: unknown) =>
+      context.log({ server: name, kind: 'error', message: `saved catalog not written: ${error instanceof Error ? error.message : String(error)}` }),
+    ),
   );
 }
 
@@ -107,7 +105,7 @@ async function savedStatus(
 ): Promise<ServerStatus | undefined> {
   const store = context.store;
   if (!store || slot.status !== 'ok') return undefined;
-  if (context.pool.hasOpen(context.keyOf(prepared, slot.config))) return undefined;
+  if (context.pool.isOpen(context.keyOf(prepared, slot.config))) return undefined;
   const saved = await store.load(slot.config.fingerprint, signal, slot.config.publicFingerprint);
   if (!saved) return undefined;
   const ageMs = Math.max(0, Date.now() - saved.savedAt);

@@ -32,6 +32,8 @@ export class ConnectionPool {
   readonly #entries = new Map<string, Entry>();
   /** Every entry not yet closed, including retired ones still finishing their operations. */
   readonly #live = new Set<Entry>();
+  /** How many entries of #live have each key: `isOpen` is asked once per server by every list. */
+  readonly #liveKeys = new Map<string, number>();
   /** Connections closing now (retired, idle, dead): close() waits for them too. */
   readonly #closing = new Set<Promise<void>>();
   #closed = false;
@@ -66,6 +68,11 @@ export class ConnectionPool {
   hasOpen(prefix: string): boolean {
     for (const entry of this.#live) if (entry.key.startsWith(prefix)) return true;
     return false;
+  }
+
+  /** True while a connection of exactly `key` is open or still finishing (hasOpen of a whole key, without the scan). */
+  isOpen(key: string): boolean {
+    return this.#liveKeys.has(key);
   }
 
   /** True while `key` has a connection, open or still connecting, that the next use would join. */
@@ -132,7 +139,7 @@ export class ConnectionPool {
       retired: false,
     };
     this.#entries.set(key, entry);
-    this.#live.add(entry);
+    this.#addLive(entry);
     entry.promise.then(
       (connection) => {
         entry.connection = connection;
@@ -141,10 +148,22 @@ export class ConnectionPool {
       },
       () => {
         if (this.#entries.get(key) === entry) this.#entries.delete(key);
-        this.#live.delete(entry);
+        this.#deleteLive(entry);
       },
     );
     return entry;
+  }
+
+  #addLive(entry: Entry): void {
+    this.#live.add(entry);
+    this.#liveKeys.set(entry.key, (this.#liveKeys.get(entry.key) ?? 0) + 1);
+  }
+
+  #deleteLive(entry: Entry): void {
+    if (!this.#live.delete(entry)) return;
+    const left = (this.#liveKeys.get(entry.key) ?? 1) - 1;
+    if (left > 0) this.#liveKeys.set(entry.key, left);
+    else this.#liveKeys.delete(entry.key);
   }
 
   /**
@@ -195,7 +214,7 @@ export class ConnectionPool {
   }
 
   #closeEntry(entry: Entry, reason: string): void {
-    this.#live.delete(entry);
+    this.#deleteLive(entry);
     // Not connected yet: the connect either fails (and cleans up itself) or ends here.
     const closing = entry.connection
       ? entry.connection.close(reason)
@@ -212,6 +231,7 @@ export class ConnectionPool {
     this.#closed = true;
     const entries = [...this.#live];
     this.#live.clear();
+    this.#liveKeys.clear();
     this.#entries.clear();
     await Promise.all([
       ...entries.map(async (entry) => {

@@ -57,7 +57,7 @@ export async function indexServer(
   }
   // A start failure whose window is over is due its one attempt, not a saved catalog that says all is well.
   const key = context.keyOf(prepared, config);
-  if (!context.backoff.recorded(key) && !context.pool.hasOpen(key)) {
+  if (!context.backoff.recorded(key) && !context.pool.isOpen(key)) {
     const saved = await savedRead(context, server, state, signal);
     if (saved) {
       if (Date.now() > saved.staleAt) refreshInBackground(context, prepared, server, state);
