@@ -2,8 +2,9 @@
 // (docs/fleet/nginx.conf) with the upstream addresses and the port filled in.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import path from 'node:path';
+import { closedPort } from './network.js';
 import { PROJECT_ROOT } from './paths.js';
 import { tempDir } from './temp-dir.js';
 
@@ -58,22 +59,14 @@ export function renderFleetConf(template: string, upstreams: readonly string[], 
   return out;
 }
 
-/** A TCP port free on 127.0.0.1 now (nginx binds it itself a moment later). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** nginx (master and one worker, no daemon) with its own prefix, logs and temp paths in a temp dir, in front of `upstreams`. */
 export async function startNginx(upstreams: readonly string[]): Promise<Nginx> {
   const tmp = tempDir('berry-nginx-');
   const dir = tmp.dir;
   // As root nginx's worker runs as nobody: it must reach its temp paths under this dir.
   chmodSync(dir, 0o755);
-  const port = await freePort();
+  // Free now; nginx binds it a moment later.
+  const port = await closedPort();
   writeFileSync(path.join(dir, 'berry.conf'), renderFleetConf(readFileSync(FLEET_NGINX_CONF, 'utf8'), upstreams, port));
   const conf = path.join(dir, 'nginx.conf');
   writeFileSync(
