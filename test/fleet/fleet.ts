@@ -24,13 +24,27 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
+export interface FleetOptions {
+  /** More mcp.json entries beside `tally`. */
+  readonly servers?: Record<string, unknown>;
+  /** More serve arguments for every replica (e.g. `--store URL`). */
+  readonly args?: readonly string[];
+  /** More environment for every replica (e.g. BERRY_STORE_KEY). */
+  readonly env?: Record<string, string>;
+}
+
 /** The replicas (each with BERRY_REPLICA=its name, one shared token and config) and nginx in front. */
-export async function startFleet(prefix: string): Promise<Fleet> {
+export async function startFleet(prefix: string, options: FleetOptions = {}): Promise<Fleet> {
   const tmp = tempDir(prefix);
   const eventLog = join(tmp.dir, 'events.log');
-  writeConfig(tmp.dir, { tally: { command: process.execPath, args: [tallyServerPath], env: { FIXTURE_EVENT_LOG: eventLog } } });
+  writeConfig(tmp.dir, { tally: { command: process.execPath, args: [tallyServerPath], env: { FIXTURE_EVENT_LOG: eventLog } }, ...options.servers });
   const replicas = await Promise.all(
-    REPLICAS.map((name) => serveHttp(['--config', 'mcp.json'], { cwd: tmp.dir, env: { BERRY_SERVE_TOKEN: FLEET_TOKEN, BERRY_REPLICA: name } })),
+    REPLICAS.map((name) =>
+      serveHttp(['--config', 'mcp.json', ...(options.args ?? [])], {
+        cwd: tmp.dir,
+        env: { ...options.env, BERRY_SERVE_TOKEN: FLEET_TOKEN, BERRY_REPLICA: name },
+      }),
+    ),
   );
   const upstreams = replicas.map((r) => new URL(r.url).host);
   let nginx: Nginx;
