@@ -19,8 +19,6 @@ export interface Fleet {
   readonly eventLog: string;
   readonly replicas: HttpServe[];
   readonly nginx: Nginx;
-  /** The replica name ('a', 'b', 'c') serving at each upstream address (`127.0.0.1:PORT`). */
-  readonly nameOf: ReadonlyMap<string, string>;
   close(): Promise<void>;
 }
 
@@ -60,7 +58,6 @@ export async function startFleet(prefix: string, options: FleetOptions = {}): Pr
     eventLog,
     replicas,
     nginx,
-    nameOf: new Map(upstreams.map((u, i) => [u, REPLICAS[i]!])),
     async close() {
       await nginx.stop();
       await Promise.all(replicas.map((r) => r.close()));
