@@ -27,8 +27,8 @@ export interface FleetOptions {
   readonly servers?: Record<string, unknown>;
   /** More serve arguments for every replica (e.g. `--store URL`). */
   readonly args?: readonly string[];
-  /** More environment for every replica (e.g. BERRY_STORE_KEY). */
-  readonly env?: Record<string, string>;
+  /** More environment for each replica (e.g. BERRY_STORE_KEY; a config home of its own). */
+  readonly env?: (replica: string) => Record<string, string>;
 }
 
 /** The replicas (each with BERRY_REPLICA=its name, one shared token and config) and nginx in front. */
@@ -40,7 +40,7 @@ export async function startFleet(prefix: string, options: FleetOptions = {}): Pr
     REPLICAS.map((name) =>
       serveHttp(['--config', 'mcp.json', ...(options.args ?? [])], {
         cwd: tmp.dir,
-        env: { ...options.env, BERRY_SERVE_TOKEN: FLEET_TOKEN, BERRY_REPLICA: name },
+        env: { ...options.env?.(name), BERRY_SERVE_TOKEN: FLEET_TOKEN, BERRY_REPLICA: name },
       }),
     ),
   );
