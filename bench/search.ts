@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import type { Tool } from '@modelcontextprotocol/client';
 import { CatalogStore } from '../src/bindings/catalog/catalog-store.js';
+import { FileStore } from '../src/store/index.js';
 import { ToolIndex } from '../src/bindings/operations/search/tool-index.js';
 import { noRedaction } from '../src/config/index.js';
 import { createHost, type Host } from '../src/index.js';
@@ -86,7 +87,7 @@ export default async function search(log: (message: string) => void): Promise<Ro
     );
     // The index alone, from the same 10 catalogs in memory: what a first search spends beyond reading them.
     const config = await live.readConfig();
-    const store = new CatalogStore(new LocalMachine(), savedCatalogs.dir);
+    const store = new CatalogStore(new FileStore(new LocalMachine(), { catalogDir: savedCatalogs.dir }));
     const catalogs: [string, Tool[]][] = [];
     for (const slot of config.servers) {
       const saved = slot.status === 'ok' ? await store.load(slot.config.fingerprint) : undefined;

@@ -90,7 +90,10 @@ declare namespace BerryMcp {
     | 'SERVE_SESSION_LIMIT'
     | 'SERVE_STREAM_LIMIT'
     | 'SERVE_STATE_UNKNOWN'
-    | 'SERVE_WORKER_FAILED';
+    | 'SERVE_WORKER_FAILED'
+    | 'BERRY_STORE_UNAVAILABLE'
+    | 'BERRY_STORE_KEY_INVALID'
+    | 'BERRY_STORE_RECORD_INVALID';
 
   /**
    * What an operation rejects with when the host could not do it (unknown server, connection

@@ -18,6 +18,9 @@ const OWN_CODES: ReadonlySet<BerryErrorCode> = new Set([
   'MCP_AUTH_RESPONSE_TOO_LARGE',
   'MCP_AUTH_ISSUER_MISMATCH',
   'MCP_TOKEN_STORE_UNSAFE',
+  // The shared store did not answer, or holds a record this key does not open.
+  'BERRY_STORE_UNAVAILABLE',
+  'BERRY_STORE_RECORD_INVALID',
 ]);
 
 /**

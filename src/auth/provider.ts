@@ -1,6 +1,6 @@
 /**
  * The OAuthClientProvider berry-mcp gives the SDK's Streamable HTTP transport: sign-in state comes
- * from and goes to the TokenStore on the target machine. The SDK does discovery, registration,
+ * from and goes to the TokenStore (files on the target machine, or a shared Redis). The SDK does discovery, registration,
  * PKCE, the code exchange and step-up; refresh is done here instead (under the cross-process lock),
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
@@ -23,7 +23,7 @@ import { listenForRedirect } from './session-listener.js';
 import { recordRedactor } from './record-redactor.js';
 import { expiresSoon, refreshUnderLock } from './refresh.js';
 import type { RedirectListener } from './redirect-listener.js';
-import { resolveTokenDir, TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
+import { TokenStore, withoutPart, type SignInRecord, type StoredTokens } from './token-store.js';
 import type { OAuthSessionOptions } from './session-options.js';
 
 export type { AuthorizationUrlHandler, OAuthSessionOptions } from './session-options.js';
@@ -33,7 +33,7 @@ const PLACEHOLDER_REDIRECT = 'http://127.0.0.1/callback';
 export class OAuthSession implements OAuthClientProvider {
   readonly #options: OAuthSessionOptions;
   readonly #config: ResolvedOAuthConfig | undefined;
-  #store: TokenStore | undefined;
+  readonly #store: TokenStore;
   #record: SignInRecord | undefined;
   #listener: RedirectListener | undefined;
   /** Kept after the listener closes: the token request repeats the redirect URI. */
@@ -58,6 +58,7 @@ export class OAuthSession implements OAuthClientProvider {
     this.#interactive = isInteractive(options.oauth);
     this.#oauthFetch = boundOAuthFetch(options.fetch);
     this.#endpoint = new URL(options.serverUrl).href;
+    this.#store = new TokenStore(options.store, options.serverUrl);
     if (options.oauth?.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.oauth.clientMetadataUrl;
     const signer = privateKeyJwtAuth(options.oauth, options.machine, options.server);
     if (signer) this.addClientAuthentication = signer;
@@ -243,11 +244,10 @@ export class OAuthSession implements OAuthClientProvider {
 
   // Refresh, unless another process did it while we waited for the lock: then take its tokens.
   async #refreshLocked(staleAccessToken: string): Promise<StoredTokens | undefined> {
-    const store = await this.#storeReady();
     return refreshUnderLock(
       {
         server: this.#options.server,
-        withLock: (fn) => store.withLock(fn),
+        withLock: (fn) => this.#store.withLock(fn),
         read: () => this.#read(true),
         update: (change) => this.#update(change),
         clientInformation: () => this.clientInformation(),
@@ -270,20 +270,13 @@ export class OAuthSession implements OAuthClientProvider {
     this.#redirectUrl = this.#listener.redirectUrl;
   }
 
-  async #storeReady(): Promise<TokenStore> {
-    if (this.#store) return this.#store;
-    const dir = await resolveTokenDir(this.#options.machine, this.#options.tokenDir);
-    this.#store ??= new TokenStore(this.#options.machine, dir, this.#options.serverUrl);
-    return this.#store;
-  }
-
   async #read(fresh = false): Promise<SignInRecord> {
     if (this.#record && !fresh) return this.#record;
-    this.#record = await (await this.#storeReady()).read();
+    this.#record = await this.#store.read();
     return this.#record;
   }
 
   async #update(change: (record: SignInRecord) => SignInRecord): Promise<void> {
-    this.#record = await (await this.#storeReady()).update(change);
+    this.#record = await this.#store.update(change);
   }
 }

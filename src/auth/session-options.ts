@@ -2,6 +2,7 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
 import type { ResolvedOAuthConfig } from '../config/index.js';
 import type { Machine } from '../remote/machine/index.js';
+import type { Store } from '../store/index.js';
 
 /** Shows the user (or a test) the authorization URL. berry-mcp waits for the redirect, not for this promise. */
 export type AuthorizationUrlHandler = (url: string, info: { readonly server: string }) => void | Promise<void>;
@@ -11,8 +12,8 @@ export interface OAuthSessionOptions {
   readonly server: string;
   readonly serverUrl: string;
   readonly oauth: ResolvedOAuthConfig | undefined;
-  /** Token directory on the machine; the default location when absent. */
-  readonly tokenDir: string | undefined;
+  /** Where the sign-in record is kept (files on the machine, or a shared Redis). */
+  readonly store: Store;
   /** Without it, a sign-in fails with MCP_AUTH_REQUIRED. */
   readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
   /** How long to wait for the redirect. */

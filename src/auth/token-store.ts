@@ -1,19 +1,14 @@
 /**
- * Sign-in state per server, kept as one JSON file per server URL on the target machine: the
- * discovery result, the registered client and the tokens (each stamped by the SDK with the issuer
- * that produced it). Files are 0600 in a 0700 directory and replaced atomically (temp + rename).
- * A directory or file this user did not make is refused (store-safety.ts); a temporary file is
- * created exclusively (O_EXCL, which never follows a symlink) and renamed over the record.
+ * Sign-in state per server, one record per server URL in the store (src/store): the discovery
+ * result, the registered client and the tokens (each stamped by the SDK with the issuer that
+ * produced it). With the file store, a 0600 file in a checked 0700 directory on the target
+ * machine; with Redis, a record sealed with BERRY_STORE_KEY. Either way written atomically.
  */
 import { createHash } from 'node:crypto';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import type { Machine } from '../remote/machine/index.js';
-import { replaceFile } from '../remote/machine/replace-file.js';
-import { withFileLock, type LockOptions } from './lock.js';
-import { checkStorePath, TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
-
-export { TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
+import { FileStore, type LeaseOptions, type Store } from '../store/index.js';
 
 /** Tokens as stored: what the server sent plus when it was received (to know when they expire). */
 export type StoredTokens = OAuthTokens & { readonly issuer?: string; readonly obtained_at: number };
@@ -25,6 +20,9 @@ export interface SignInRecord {
   readonly tokens?: StoredTokens;
 }
 
+/** A record larger than this is not one berry-mcp wrote: read as none. */
+const MAX_RECORD_BYTES = 1024 * 1024;
+
 /** The record without one part ('all': with none of them), as the SDK's invalidateCredentials asks. */
 export function withoutPart(record: SignInRecord, part: 'all' | 'client' | 'tokens' | 'discovery'): SignInRecord {
   return {
@@ -35,48 +33,38 @@ export function withoutPart(record: SignInRecord, part: 'all' | 'client' | 'toke
   };
 }
 
-/** Where tokens live: `tokenDir`, else `$XDG_CONFIG_HOME/berry/oauth`, else `~/.config/berry/oauth`. */
-export async function resolveTokenDir(machine: Machine, tokenDir: string | undefined, signal?: AbortSignal): Promise<string> {
-  if (tokenDir !== undefined) return tokenDir;
-  const xdg = (await machine.env(signal))['XDG_CONFIG_HOME'];
-  const base = xdg?.startsWith('/') ? xdg : `${await machine.homeDir(signal)}/.config`;
-  return `${base}/berry/oauth`;
-}
-
-/** The file name for a server URL: a hash, so the URL (which may carry a secret) is not in a path. */
+/** The record's name for a server URL: a hash, so the URL (which may carry a secret) is not in a path or key. */
 export function recordName(serverUrl: string): string {
   return createHash('sha256').update(serverUrl).digest('hex').slice(0, 32);
 }
 
 export class TokenStore {
-  readonly machine: Machine;
-  readonly dir: string;
+  readonly store: Store;
   readonly serverUrl: string;
-  readonly path: string;
+  readonly name: string;
   // Writes from one process go one at a time, so a later update never loses an earlier one.
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(machine: Machine, dir: string, serverUrl: string) {
-    this.machine = machine;
-    this.dir = dir;
+  constructor(store: Store, serverUrl: string) {
+    this.store = store;
     this.serverUrl = serverUrl;
-    this.path = `${dir}/${recordName(serverUrl)}.json`;
+    this.name = recordName(serverUrl);
   }
 
-  get lockPath(): string {
-    return `${this.path}.lock`;
+  /** The file store's record of `serverUrl` in `dir`. */
+  static inDir(machine: Machine, dir: string, serverUrl: string): TokenStore {
+    return new TokenStore(new FileStore(machine, { tokenDir: dir }), serverUrl);
   }
 
-  /** The record, or an empty one when there is none (or it is unreadable: then sign in again). */
+  /** The record, or an empty one when there is none (or it is damaged: then sign in again). */
   async read(signal?: AbortSignal): Promise<SignInRecord> {
-    const present = (await checkStorePath(this.machine, this.dir, 'directory', signal)) && (await checkStorePath(this.machine, this.path, 'file', signal));
-    const text = present ? await this.machine.readFile(this.path, signal) : undefined;
+    const text = await this.store.read('oauth', this.name, { maxBytes: MAX_RECORD_BYTES, signal });
     if (text === undefined) return { serverUrl: this.serverUrl };
     try {
       const parsed = JSON.parse(text) as SignInRecord;
       if (parsed && typeof parsed === 'object' && parsed.serverUrl === this.serverUrl) return parsed;
     } catch {
-      // A damaged file is treated as absent and replaced by the next write.
+      // A damaged record is treated as absent and replaced by the next write.
     }
     return { serverUrl: this.serverUrl };
   }
@@ -85,36 +73,20 @@ export class TokenStore {
   update(change: (record: SignInRecord) => SignInRecord, signal?: AbortSignal): Promise<SignInRecord> {
     const next = this.#queue.then(async () => {
       const record = change(await this.read(signal));
-      await this.#write(record, signal);
+      await this.store.write('oauth', this.name, `${JSON.stringify(record, null, 2)}\n`, { signal });
       return record;
     });
     this.#queue = next.catch(() => {});
     return next;
   }
 
-  /** Runs `fn` holding the record's cross-process lock, in the (checked) token directory. */
-  async withLock<T>(fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
-    await this.#ensureDir(options.signal);
-    return withFileLock(this.machine, this.lockPath, fn, options);
-  }
-
-  async #ensureDir(signal?: AbortSignal): Promise<void> {
-    await this.machine.mkdir(this.dir, TOKEN_DIR_MODE, signal);
-    await checkStorePath(this.machine, this.dir, 'directory', signal);
-  }
-
-  async #write(record: SignInRecord, signal?: AbortSignal): Promise<void> {
-    await this.#ensureDir(signal);
-    await replaceFile(this.machine, this.path, `${JSON.stringify(record, null, 2)}\n`, { mode: TOKEN_FILE_MODE, ...(signal ? { signal } : {}) });
+  /** Runs `fn` holding the record's lease (a lock file, or a lease in Redis) across processes. */
+  withLock<T>(fn: () => Promise<T>, options: LeaseOptions = {}): Promise<T> {
+    return this.store.withLease('oauth', this.name, fn, options);
   }
 
   /** Signs out: removes the record (tokens and registered client). */
-  async remove(signal?: AbortSignal): Promise<boolean> {
-    if (!(await checkStorePath(this.machine, this.dir, 'directory', signal))) return false;
-    // What is there is only unlinked, never read: a link is removed, not followed.
-    const existed = (await this.machine.fileInfo(this.path, signal)) !== undefined;
-    await this.machine.unlink(this.path, signal);
-    await this.machine.unlink(this.lockPath, signal).catch(() => {});
-    return existed;
+  remove(signal?: AbortSignal): Promise<boolean> {
+    return this.store.remove('oauth', this.name, signal);
   }
 }

@@ -1,5 +1,6 @@
 /** What an MCP host offers: the five script-facing operations, typings, sign-in, and close. */
 import type { LoadedConfig } from '../config/index.js';
+import type { Store } from '../store/index.js';
 import type { Machine } from '../remote/machine/index.js';
 import type { ServerConnection } from './connection/connection.js';
 import type {
@@ -25,6 +26,8 @@ export type { CallOperationOptions };
 export interface McpHost {
   readonly machine: Machine;
   readonly cwd: string;
+  /** Where sign-in records, saved catalogs and observed types are kept (the `store` option). */
+  readonly store: Store;
   list(request?: ListRequest, options?: OperationOptions): Promise<ListResult>;
   describe(request: DescribeRequest, options?: OperationOptions): Promise<DescribeResult>;
   call(request: CallRequest, options?: CallOperationOptions): Promise<CallResult>;

@@ -1,6 +1,7 @@
 /** The options of createHost (and createMcpHost), and the small checks that read them. */
 import type { AuthorizationUrlHandler } from '../auth/index.js';
 import type { Machine } from '../remote/machine/index.js';
+import { openStore, type Store } from '../store/index.js';
 import type { ApproveCall } from './operations/approval/approval.js';
 import type { ElicitationHandler } from './handlers.js';
 import type { LogSink } from './log.js';
@@ -44,7 +45,18 @@ export interface McpHostOptions {
    */
   readonly approveCall?: ApproveCall;
   /**
-   * Save each server's tool catalog on the machine after a listing (keyed by the resolved-config
+   * Where sign-in records, saved catalogs and observed types (and serve's run states) are kept:
+   * `file`, the machine's files, or a Redis a fleet of processes shares,
+   * `redis://[:password@]HOST:PORT/DB` (`rediss://` for TLS), connected on first use. A Redis
+   * store needs BERRY_STORE_KEY in the environment (32 bytes, base64 or hex: it encrypts the
+   * sign-in records) or the host refuses to start (BERRY_STORE_KEY_INVALID); see docs/store.md.
+   * @default 'file'
+   */
+  readonly store?: string;
+  /** Put before every key of a Redis store, so several fleets can share one Redis. @default 'berry:' */
+  readonly storePrefix?: string;
+  /**
+   * Save each server's tool catalog in the store after a listing (keyed by the resolved-config
    * fingerprint, no secrets), and let `list` answer from a saved one without starting the server,
    * refreshing it in the background once stale. `dir` defaults to `$XDG_CACHE_HOME/berry/catalogs`,
    * else `~/.cache/berry/catalogs`, on the machine. @default false (the CLI turns it on)
@@ -70,6 +82,15 @@ export interface McpHostOptions {
   readonly startBackoffMs?: number;
   /** The longest wait between failed starts of one server. @default 600000 */
   readonly maxStartBackoffMs?: number;
+}
+
+/** The host's store (the `store` option), the file store's folders checked first. */
+export function hostStore(machine: Machine, options: McpHostOptions): Store {
+  const { tokenDir, savedCatalogs } = options;
+  if (tokenDir !== undefined && !tokenDir.startsWith('/')) {
+    throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(tokenDir)}`);
+  }
+  return openStore(machine, options, { tokenDir, catalogDir: typeof savedCatalogs === 'object' ? savedCatalogs.dir : undefined });
 }
 
 /** The start-failure record the options ask for, with their values checked. */

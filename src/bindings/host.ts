@@ -35,7 +35,7 @@ import type { ServerConnection } from './connection/connection.js';
 // Sign-in code loads the SDK's OAuth client: it is imported by the operations that need it.
 import { normalizeAuthOptions, type ConnectionAuthOptions } from './connection/start/auth-options.js';
 import type { AuthorizeResult } from './operations/sign-in.js';
-import { byteLimit, safeSink, startBackoffOf, type McpHostOptions } from './host-options.js';
+import { byteLimit, hostStore, safeSink, startBackoffOf, type McpHostOptions } from './host-options.js';
 import { noLog, type LogSink } from './log.js';
 import { ConnectionPool } from './pool/pool.js';
 import { ConnectionOpener } from './pool/opener.js';
@@ -64,6 +64,7 @@ export function createMcpHost(options: McpHostOptions = {}): McpHost {
 export class MachineHost implements McpHost {
   readonly machine: Machine;
   readonly cwd: string;
+  readonly store: McpHost['store'];
   /** mcp.json as each operation reads it, and the pool keys of its entries. */
   readonly #config: OperationConfig;
   readonly #pool: ConnectionPool;
@@ -102,10 +103,9 @@ export class MachineHost implements McpHost {
     this.#release = new MachineRelease(this.machine, this.#pool);
     this.#log = options.onLog ? safeSink(options.onLog) : noLog;
     this.#maxArgumentBytes = byteLimit('maxArgumentBytes', options.maxArgumentBytes, MAX_LINE_LIMIT) ?? DEFAULT_MAX_ARGUMENT_BYTES;
-    this.#auth = normalizeAuthOptions(options);
+    this.#auth = normalizeAuthOptions(options, (this.store = hostStore(this.machine, options)));
     this.#approveCall = options.approveCall;
-    const saved = options.savedCatalogs;
-    this.#store = saved ? new CatalogStore(this.machine, typeof saved === 'object' ? saved.dir : undefined) : undefined;
+    this.#store = options.savedCatalogs ? new CatalogStore(this.store) : undefined;
     this.#arguments = new ArgumentChecker(this.#log);
     this.#observed = new ObservedTypes(this.#store, this.#log);
     this.#backoff = startBackoffOf(options);
@@ -295,6 +295,6 @@ export class MachineHost implements McpHost {
     const learned = this.#observed.close();
     if (this.#ownsPool) await this.#pool.close();
     await learned;
-    await this.machine.close();
+    await Promise.all([this.store.close(), this.machine.close()]);
   }
 }

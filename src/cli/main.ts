@@ -11,6 +11,7 @@ import { terminalSafe } from './output/terminal-safe.js';
 import { cliWording, serverHint } from './output/wording.js';
 import { UsageError, type CliArgs } from './usage.js';
 import { otelRequested } from './otel-env.js';
+import { storeChoice } from './args/store-choice.js';
 
 export type { CliIo } from './context.js';
 
@@ -30,6 +31,9 @@ const USAGE_CODES: ReadonlySet<BerryErrorCode> = new Set<BerryErrorCode>([
   'MCP_AUTH_RESPONSE_TOO_LARGE',
   'MCP_AUTH_ISSUER_MISMATCH',
   'MCP_TOKEN_STORE_UNSAFE',
+  'BERRY_STORE_UNAVAILABLE',
+  'BERRY_STORE_KEY_INVALID',
+  'BERRY_STORE_RECORD_INVALID',
   'MACHINE_UNAVAILABLE',
   'SCRIPT_SETUP_FAILED',
 ]);
@@ -100,6 +104,7 @@ async function createCliHost(args: CliArgs, io: CliIo, signal: AbortSignal, extr
     ...(args.verbose ? { onLog: (event: LogEvent) => printLog(io.stderr, event) } : {}),
     onElicitation: createElicitationForm({ input: io.stdin, output: io.stderr }),
     savedCatalogs: true,
+    ...storeChoice(args),
     ...(args.confirmWrites ? { approveCall: terminalApprover(io) } : {}),
     // A one-shot command runs one script at most: nothing to keep warm for a next one.
     warmIsolates: 0,

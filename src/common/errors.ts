@@ -46,7 +46,10 @@ export type BerryErrorCode =
   | 'SERVE_SESSION_LIMIT'
   | 'SERVE_STREAM_LIMIT'
   | 'SERVE_STATE_UNKNOWN'
-  | 'SERVE_WORKER_FAILED';
+  | 'SERVE_WORKER_FAILED'
+  | 'BERRY_STORE_UNAVAILABLE'
+  | 'BERRY_STORE_KEY_INVALID'
+  | 'BERRY_STORE_RECORD_INVALID';
 
 const BRAND = Symbol.for('berry-mcp.error');
 

@@ -25,6 +25,7 @@ import { SERVE_OUTPUT_LIMIT_BYTES } from './output-budget.js';
 import { validateRunArguments, type RunArguments } from './validate.js';
 import { ModernStates, type OpenState } from './state/modern-states.js';
 import { MemoryStateStore, type StateStore } from './state/state-store.js';
+import { SharedStateStore } from './state/shared-state-store.js';
 
 export interface RunServiceOptions {
   readonly host: Host;
@@ -50,7 +51,7 @@ export interface RunServiceOptions {
   readonly workers?: number;
   /** How long a 2026-07-28 run's state is kept after its last run (a 2025 session's lasts as long as the session). @default 1800 */
   readonly stateIdleSeconds?: number;
-  /** Where 2026-07-28 states are kept. @default a MemoryStateStore with stateIdleSeconds */
+  /** Where 2026-07-28 states are kept. @default the host's store when it is shared (Redis), else a MemoryStateStore; either with stateIdleSeconds */
   readonly stateStore?: StateStore;
 }
 
@@ -108,7 +109,10 @@ export class RunService {
     };
     // A question's state lives as long as its run may.
     this.#parked = new ParkedRuns(timeoutSeconds + 60);
-    this.#states = new ModernStates(options.stateStore ?? new MemoryStateStore({ idleMs: (options.stateIdleSeconds ?? 1800) * 1000 }));
+    const idleMs = (options.stateIdleSeconds ?? 1800) * 1000;
+    // A fleet's replicas continue each other's states: they live where the host keeps its records.
+    const shared = this.host.store.kind === 'redis' ? new SharedStateStore(this.host.store, idleMs) : undefined;
+    this.#states = new ModernStates(options.stateStore ?? shared ?? new MemoryStateStore({ idleMs }));
   }
 
   /** Serves one 2025-era client, alone, on `transport`; resolves once connected. Closing the transport aborts its runs. */

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SearchResult } from '../../src/bindings/index.js';
 import { CatalogStore } from '../../src/bindings/catalog/catalog-store.js';
+import { FileStore } from '../../src/store/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine } from '../../src/remote/machine/local-machine.js';
 import { berry } from '../support/berry-cli.js';
@@ -195,7 +196,7 @@ describe('adversarial: mcp_search', function () {
       { name: 'no_schema' },
       { name: 'planted_ok', description: 'A planted tool.', inputSchema: { type: 'object' } },
     ];
-    await new CatalogStore(new LocalMachine(), savedCatalogs.dir).save(slot.config.fingerprint, junk as never);
+    await new CatalogStore(new FileStore(new LocalMachine(), { catalogDir: savedCatalogs.dir })).save(slot.config.fingerprint, junk as never);
     assert.deepEqual(hits(await host.search({ query: 'planted no_schema tool', server: 'planted', limit: 50 })), ['planted/planted_ok']);
   });
 

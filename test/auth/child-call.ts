@@ -5,6 +5,8 @@
  * Without --interactive it signs in from the stored tokens only; with it, a "browser" follows
  * the authorization redirects.
  *
+ * With BERRY_STORE set (and BERRY_STORE_KEY), its records are in that shared store instead.
+ *
  *   node dist/test/auth/child-call.js CONFIG TOKEN_DIR [TOOL] [--interactive]
  */
 import { createInterface } from 'node:readline';
@@ -16,6 +18,7 @@ const tool = toolArg ?? 'whoami';
 const host = createHost({
   configPath: configPath!,
   tokenDir: tokenDir!,
+  ...(process.env['BERRY_STORE'] ? { store: process.env['BERRY_STORE'] } : {}),
   ...(process.argv.includes('--interactive') ? { onAuthorizationUrl: browser } : {}),
 });
 const lines = createInterface({ input: process.stdin });

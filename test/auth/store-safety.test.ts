@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TokenStore } from '../../src/auth/index.js';
+import { recordName, TokenStore } from '../../src/auth/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { LocalMachine, SshMachine, type Machine } from '../../src/remote/machine/index.js';
 import { SshdUnavailableError, sshMachineOptions, startSshd, type Sshd } from '../ssh/sshd.js';
@@ -11,6 +11,8 @@ import { writeConfig } from '../support/write-config.js';
 import { testHosts } from './helpers.js';
 
 const URL_ = 'https://mcp.example.com/mcp';
+/** The file of URL_'s record in `dir`. */
+const recordPath = (dir: string): string => `${dir}/${recordName(URL_)}.json`;
 const OTHER_UID = 65534;
 const isRoot = process.getuid?.() === 0;
 
@@ -26,7 +28,7 @@ function unsafe(path: string, problem: RegExp): (error: unknown) => true {
 
 /** Every way in refuses the same: read, update (sign-in), the refresh lock, logout. */
 async function refusedEverywhere(machine: Machine, dir: string, path: string, problem: RegExp): Promise<void> {
-  const store = new TokenStore(machine, dir, URL_);
+  const store = TokenStore.inDir(machine, dir, URL_);
   await assert.rejects(store.read(), unsafe(path, problem));
   await assert.rejects(
     store.update((r) => ({ ...r, client: { client_id: 'c' } })),
@@ -53,7 +55,7 @@ describe('auth: the token store refuses what its user did not make', () => {
     chmodSync(dir, 0o777);
     chownSync(dir, OTHER_UID, OTHER_UID);
     await refusedEverywhere(machine, dir, dir, /owned by uid 65534, not by this user \(uid 0\)/);
-    await assert.rejects(new TokenStore(machine, dir, URL_).remove(), unsafe(dir, /owned by uid 65534/));
+    await assert.rejects(TokenStore.inDir(machine, dir, URL_).remove(), unsafe(dir, /owned by uid 65534/));
     assert.deepEqual(readdirSync(dir), [], 'nothing was written into it');
   });
 
@@ -66,7 +68,7 @@ describe('auth: the token store refuses what its user did not make', () => {
     await refusedEverywhere(machine, dir, dir, /writable by its group/);
     assert.deepEqual(readdirSync(dir), []);
     chmodSync(dir, 0o700);
-    const store = new TokenStore(machine, dir, URL_);
+    const store = TokenStore.inDir(machine, dir, URL_);
     await store.update((r) => ({ ...r, client: { client_id: 'c' } }));
     assert.equal((await store.read()).client?.client_id, 'c');
   });
@@ -83,15 +85,15 @@ describe('auth: the token store refuses what its user did not make', () => {
   it('a symlink at the token file: neither read through nor written through', async () => {
     const dir = join(tmp.dir, 'tokens');
     mkdirSync(dir, { mode: 0o700 });
-    const store = new TokenStore(machine, dir, URL_);
+    const store = TokenStore.inDir(machine, dir, URL_);
     const victim = join(tmp.dir, 'victim.json');
     const content = JSON.stringify({ serverUrl: URL_, tokens: { access_token: 'planted', token_type: 'bearer', obtained_at: 1 } });
     writeFileSync(victim, content, { mode: 0o600 });
-    symlinkSync(victim, store.path);
-    await assert.rejects(store.read(), unsafe(store.path, /symbolic link/));
+    symlinkSync(victim, recordPath(dir));
+    await assert.rejects(store.read(), unsafe(recordPath(dir), /symbolic link/));
     await assert.rejects(
       store.update((r) => ({ ...r, client: { client_id: 'c' } })),
-      unsafe(store.path, /symbolic link/),
+      unsafe(recordPath(dir), /symbolic link/),
     );
     assert.equal(readFileSync(victim, 'utf8'), content, 'the link target is untouched');
     // Logout removes the link itself, never what it points to.
@@ -102,17 +104,17 @@ describe('auth: the token store refuses what its user did not make', () => {
   it('a token file owned by another user, or writable by others', async () => {
     const dir = join(tmp.dir, 'tokens');
     mkdirSync(dir, { mode: 0o700 });
-    const store = new TokenStore(machine, dir, URL_);
-    writeFileSync(store.path, JSON.stringify({ serverUrl: URL_ }), { mode: 0o666 });
-    chmodSync(store.path, 0o666);
-    await assert.rejects(store.read(), unsafe(store.path, /writable by every user/));
+    const store = TokenStore.inDir(machine, dir, URL_);
+    writeFileSync(recordPath(dir), JSON.stringify({ serverUrl: URL_ }), { mode: 0o666 });
+    chmodSync(recordPath(dir), 0o666);
+    await assert.rejects(store.read(), unsafe(recordPath(dir), /writable by every user/));
     if (!isRoot) return;
-    chmodSync(store.path, 0o600);
-    chownSync(store.path, OTHER_UID, OTHER_UID);
-    await assert.rejects(store.read(), unsafe(store.path, /owned by uid 65534/));
+    chmodSync(recordPath(dir), 0o600);
+    chownSync(recordPath(dir), OTHER_UID, OTHER_UID);
+    await assert.rejects(store.read(), unsafe(recordPath(dir), /owned by uid 65534/));
     await assert.rejects(
       store.update((r) => r),
-      unsafe(store.path, /owned by uid 65534/),
+      unsafe(recordPath(dir), /owned by uid 65534/),
     );
   });
 });
@@ -170,17 +172,17 @@ describe('auth: the token store over SSH refuses what its user did not make', fu
     assert.equal(String(uid), (await sshd.exec('id -u')).trim());
     // Made by the remote user: accepted.
     const own = `${sshd.homeDir}/.berry-store-test-${process.pid}`;
-    const store = new TokenStore(machine, own, URL_);
+    const store = TokenStore.inDir(machine, own, URL_);
     try {
       await store.update((r) => ({ ...r, client: { client_id: 'remote' } }));
       assert.equal((await store.read()).client?.client_id, 'remote');
-      assert.equal((await machine.fileInfo(store.path))?.mode, 0o600);
+      assert.equal((await machine.fileInfo(recordPath(own)))?.mode, 0o600);
       // A symlink at the token path, made by the remote user themselves.
-      await sshd.exec(`rm -f '${store.path}' && ln -s /etc/passwd '${store.path}'`);
-      await assert.rejects(store.read(), unsafe(store.path, /symbolic link/));
+      await sshd.exec(`rm -f '${recordPath(own)}' && ln -s /etc/passwd '${recordPath(own)}'`);
+      await assert.rejects(store.read(), unsafe(recordPath(own), /symbolic link/));
       await assert.rejects(
         store.update((r) => r),
-        unsafe(store.path, /symbolic link/),
+        unsafe(recordPath(own), /symbolic link/),
       );
     } finally {
       await sshd.exec(`rm -rf '${own}'`);

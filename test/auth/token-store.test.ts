@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalMachine } from '../../src/remote/machine/index.js';
-import { TokenStore, resolveTokenDir, withFileLock } from '../../src/auth/index.js';
+import { recordName, TokenStore } from '../../src/auth/index.js';
+import { resolveTokenDir, withFileLock } from '../../src/store/index.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('auth/token-store and lock', () => {
@@ -18,7 +19,7 @@ describe('auth/token-store and lock', () => {
   it('writes 0600 files in a 0700 directory atomically, keyed by a hash of the server URL', async () => {
     const dir = join(tmp.dir, 'a', 'oauth');
     const url = 'https://mcp.example.com/mcp?key=secret-in-url';
-    const store = new TokenStore(machine, dir, url);
+    const store = TokenStore.inDir(machine, dir, url);
     await store.update((r) => ({ ...r, tokens: { access_token: 'at', token_type: 'bearer', obtained_at: 1 } }));
     await store.update((r) => ({ ...r, client: { client_id: 'c' } }));
     assert.equal(statSync(dir).mode & 0o777, 0o700);
@@ -28,14 +29,14 @@ describe('auth/token-store and lock', () => {
     assert.equal(statSync(join(dir, files[0]!)).mode & 0o777, 0o600);
     const record = await store.read();
     assert.deepEqual([record.tokens?.access_token, record.client?.client_id], ['at', 'c']);
-    assert.equal((await new TokenStore(machine, dir, 'https://other.example.com/mcp').read()).tokens, undefined);
+    assert.equal((await TokenStore.inDir(machine, dir, 'https://other.example.com/mcp').read()).tokens, undefined);
     assert.equal(await store.remove(), true);
     assert.equal(await store.remove(), false);
   });
 
   it('treats a damaged file as no record', async () => {
-    const store = new TokenStore(machine, tmp.dir, 'https://x.example/mcp');
-    writeFileSync(store.path, '{not json');
+    const store = TokenStore.inDir(machine, tmp.dir, 'https://x.example/mcp');
+    writeFileSync(join(tmp.dir, `${recordName('https://x.example/mcp')}.json`), '{not json');
     assert.deepEqual(await store.read(), { serverUrl: 'https://x.example/mcp' });
   });
 

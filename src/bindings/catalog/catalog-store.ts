@@ -1,14 +1,13 @@
 /**
- * Saved catalogs: a server's tool list, saved on the target machine after a successful listing so
- * a later `list` can answer without starting the server. One file per resolved-config fingerprint
- * (a changed entry never reads an old catalog), holding only what the server listed: no config,
- * no secrets. File IO goes through the Machine (read: readFile; write: a temp file renamed over the
- * target, so a reader never sees half a file).
+ * Saved catalogs: a server's tool list, saved in the store (files on the target machine, or a
+ * fleet's Redis) after a successful listing so a later `list` can answer without starting the
+ * server. One record per resolved-config fingerprint (a changed entry never reads an old catalog),
+ * holding only what the server listed: no config, no secrets. Records are replaced atomically, so
+ * a reader never sees half of one.
  */
 import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/client';
-import type { Machine } from '../../remote/machine/index.js';
-import { replaceFile } from '../../remote/machine/replace-file.js';
+import type { Store } from '../../store/index.js';
 
 /** How long a saved catalog is fresh when the server gave no `ttlMs`. */
 export const DEFAULT_CATALOG_TTL_MS = 10 * 60_000;
@@ -38,22 +37,11 @@ export interface SaveDetails {
   readonly publicFingerprint?: string | undefined;
 }
 
-/** The little file IO the store needs, through the Machine. */
-interface CatalogFiles {
-  read(path: string, signal?: AbortSignal): Promise<string | undefined>;
-  /** Replaces `path` atomically, creating its folder (mode 0700) and the file (mode 0600). */
-  write(path: string, data: string): Promise<void>;
-}
-
 export class CatalogStore {
-  readonly #dir: Promise<string>;
-  readonly #files: CatalogFiles;
+  readonly #store: Store;
 
-  /** `dir` may start with `~/` (the machine's home); default `$XDG_CACHE_HOME/berry/catalogs` or `~/.cache/berry/catalogs`. */
-  constructor(machine: Machine, dir?: string) {
-    this.#files = machineFiles(machine);
-    this.#dir = resolveDir(machine, dir);
-    this.#dir.catch(() => {});
+  constructor(store: Store) {
+    this.#store = store;
   }
 
   /**
@@ -61,20 +49,20 @@ export class CatalogStore {
    * same server saved that the server marked `public`; a `private` one never serves another.
    */
   async load(fingerprint: string, signal?: AbortSignal, publicFingerprint?: string): Promise<SavedCatalog | undefined> {
-    const own = await this.#load(await this.#path(fingerprint), signal);
+    const own = await this.#load(nameOf(fingerprint), signal);
     if (own || publicFingerprint === undefined) return own;
-    const shared = await this.#load(await this.#path(publicFingerprint, '.public'), signal);
+    const shared = await this.#load(nameOf(publicFingerprint, '.public'), signal);
     return shared?.cacheScope === 'public' ? shared : undefined;
   }
 
-  async #load(path: string, signal: AbortSignal | undefined): Promise<SavedCatalog | undefined> {
+  async #load(name: string, signal: AbortSignal | undefined): Promise<SavedCatalog | undefined> {
     let text: string | undefined;
     try {
-      text = await this.#files.read(path, signal);
+      text = await this.#store.read('catalog', name, { maxBytes: MAX_CATALOG_BYTES, signal });
     } catch {
       return undefined;
     }
-    if (text === undefined || text.length > MAX_CATALOG_BYTES) return undefined;
+    if (text === undefined) return undefined;
     try {
       const value = JSON.parse(text) as Partial<SavedCatalog> & { format?: number };
       if (value.format !== FORMAT || typeof value.savedAt !== 'number' || typeof value.ttlMs !== 'number' || !Array.isArray(value.tools)) {
@@ -102,47 +90,27 @@ export class CatalogStore {
       ...(protocol ? { protocol } : {}),
       ...(cacheScope ? { cacheScope } : {}),
     });
-    await this.#files.write(await this.#path(fingerprint), data);
-    if (cacheScope === 'public' && publicFingerprint !== undefined) await this.#files.write(await this.#path(publicFingerprint, '.public'), data);
+    await this.#store.write('catalog', nameOf(fingerprint), data);
+    if (cacheScope === 'public' && publicFingerprint !== undefined) await this.#store.write('catalog', nameOf(publicFingerprint, '.public'), data);
   }
 
   /** The observed result types kept beside the catalog (observed-types/), as parsed JSON; undefined when none. */
   async loadObserved(fingerprint: string, signal?: AbortSignal): Promise<unknown> {
     try {
-      const text = await this.#files.read(await this.#path(fingerprint, '.observed'), signal);
-      return text === undefined || text.length > MAX_OBSERVED_BYTES ? undefined : (JSON.parse(text) as unknown);
+      const text = await this.#store.read('catalog', nameOf(fingerprint, '.observed'), { maxBytes: MAX_OBSERVED_BYTES, signal });
+      return text === undefined ? undefined : (JSON.parse(text) as unknown);
     } catch {
       return undefined;
     }
   }
 
-  /** A file of its own: the catalog is rewritten on every listing, observations on their own schedule. */
+  /** A record of its own: the catalog is rewritten on every listing, observations on their own schedule. */
   async saveObserved(fingerprint: string, value: unknown): Promise<void> {
-    await this.#files.write(await this.#path(fingerprint, '.observed'), JSON.stringify(value));
-  }
-
-  async #path(fingerprint: string, suffix = ''): Promise<string> {
-    // The fingerprint hashes resolved values, secrets included: never write it out as it is.
-    const name = createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40);
-    return `${await this.#dir}/${name}${suffix}.json`;
+    await this.#store.write('catalog', nameOf(fingerprint, '.observed'), JSON.stringify(value));
   }
 }
 
-async function resolveDir(machine: Machine, dir: string | undefined): Promise<string> {
-  const home = await machine.homeDir();
-  if (dir !== undefined) return dir === '~' ? home : dir.startsWith('~/') ? `${home}/${dir.slice(2)}` : dir;
-  const xdg = (await machine.env())['XDG_CACHE_HOME'];
-  return `${xdg?.startsWith('/') ? xdg : `${home}/.cache`}/berry/catalogs`;
-}
-
-/** Reads with the machine's readFile; writes a temp file (0600, in a 0700 folder) and renames it over the target. */
-function machineFiles(machine: Machine): CatalogFiles {
-  return {
-    read: (path, signal) => machine.readFile(path, signal),
-    // Through the Machine's own file calls (fs locally, SFTP over SSH): no `sh` to start per write.
-    async write(path, data) {
-      await machine.mkdir(path.slice(0, path.lastIndexOf('/')) || '/', 0o700);
-      await replaceFile(machine, path, data, { mode: 0o600 });
-    },
-  };
+/** The fingerprint hashes resolved values, secrets included: never write it out as it is. */
+function nameOf(fingerprint: string, suffix = ''): string {
+  return `${createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40)}${suffix}`;
 }

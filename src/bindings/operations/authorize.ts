@@ -22,6 +22,6 @@ export function logout(context: OperationContext, request: SignInRequest, option
     const prepared = await context.prepare(options.signal);
     const { httpConfigFor, signOut } = await import('./sign-in.js');
     const config = httpConfigFor(context.resolve(prepared, request.server), prepared.loaded.path);
-    return signOut(context.machine, config, context.auth, options.signal);
+    return signOut(config, context.auth, options.signal);
   });
 }

@@ -2,7 +2,7 @@
  * `host.authorize` and `host.logout`: an explicit sign-in to one HTTP server (even with tokens
  * stored), and removing what is stored for it.
  */
-import { resolveTokenDir, TokenStore, type StoredTokens } from '../../auth/index.js';
+import { TokenStore, type StoredTokens } from '../../auth/index.js';
 import type { ResolvedHttpConfig, ResolvedServerConfig } from '../../config/index.js';
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../remote/machine/index.js';
@@ -48,7 +48,7 @@ export async function signIn(options: SignInOptions): Promise<AuthorizeResult> {
   if (!auth.onAuthorizationUrl && config.oauth?.grant !== 'client_credentials') {
     throw new BerryError('MCP_INVALID_ARGUMENT', 'authorize() needs the onAuthorizationUrl option of createHost, to show the user the sign-in page.');
   }
-  const store = await tokenStore(machine, config, auth, signal);
+  const store = new TokenStore(auth.store, config.url);
   await store.update((record) => {
     const { tokens: _tokens, ...rest } = record;
     return rest;
@@ -59,12 +59,8 @@ export async function signIn(options: SignInOptions): Promise<AuthorizeResult> {
   return describeSignIn(config.name, (await store.read(signal)).tokens);
 }
 
-export async function signOut(machine: Machine, config: ResolvedHttpConfig, auth: ConnectionAuthOptions, signal?: AbortSignal): Promise<boolean> {
-  return (await tokenStore(machine, config, auth, signal)).remove(signal);
-}
-
-async function tokenStore(machine: Machine, config: ResolvedHttpConfig, auth: ConnectionAuthOptions, signal: AbortSignal | undefined): Promise<TokenStore> {
-  return new TokenStore(machine, await resolveTokenDir(machine, auth.tokenDir, signal), config.url);
+export async function signOut(config: ResolvedHttpConfig, auth: ConnectionAuthOptions, signal?: AbortSignal): Promise<boolean> {
+  return new TokenStore(auth.store, config.url).remove(signal);
 }
 
 function describeSignIn(server: string, tokens: StoredTokens | undefined): AuthorizeResult {

@@ -19,6 +19,12 @@ export const OPTIONS = {
     help: 'trust an SSH host key missing from ~/.ssh/known_hosts (a changed key is always refused)',
   },
   json: { type: 'boolean', help: 'print exactly the value a script would receive' },
+  store: {
+    type: 'string',
+    arg: 'redis://HOST:PORT/DB',
+    help: 'keep sign-ins, saved catalogs and run states in this Redis, shared by a fleet (needs BERRY_STORE_KEY; default BERRY_STORE, else files)',
+  },
+  'store-prefix': { type: 'string', arg: 'PREFIX', help: 'put before every key of the Redis store (default BERRY_STORE_PREFIX, else berry:)' },
   verbose: { type: 'boolean', short: 'v', help: 'stream server stderr and connection lifecycle to stderr' },
   timeout: { type: 'string', arg: 'SECONDS', help: 'wall-clock limit of the run (default 300)' },
   memory: { type: 'string', arg: 'MB', help: 'isolate memory limit (default 128)' },
@@ -90,7 +96,7 @@ export const OPTIONS = {
 export type OptionName = keyof typeof OPTIONS;
 
 /** What every command that talks to servers accepts. */
-export const HOST_OPTIONS: readonly OptionName[] = ['config', 'cwd', 'ssh', 'identity', 'accept-host-key', 'json', 'verbose'];
+export const HOST_OPTIONS: readonly OptionName[] = ['config', 'cwd', 'ssh', 'identity', 'accept-host-key', 'store', 'store-prefix', 'json', 'verbose'];
 
 /** `--timeout SECONDS`, `-o, --output FILE`: the flag as help shows it. */
 export function optionSynopsis(name: string): string {

@@ -12,6 +12,7 @@ import { createHost, type Host } from '../../host.js';
 import type { LogEvent } from '../../bindings/index.js';
 import type { CliIo, CommandHandler } from '../context.js';
 import { createCliMachine } from '../machine.js';
+import { storeChoice } from '../args/store-choice.js';
 
 /** Runs `berry-mcp auth SERVER …`; resolves to the exit status. */
 export const authCommand: CommandHandler = async ({ args, io, signal }) => {
@@ -29,6 +30,7 @@ export const authCommand: CommandHandler = async ({ args, io, signal }) => {
       ...(args.config === undefined ? {} : { configPath: args.config }),
       ...(args.verbose ? { onLog: (event: LogEvent) => io.stderr.write(`[${event.server}] ${event.kind}: ${event.message}\n`) } : {}),
       signInTimeoutMs: timeoutSeconds * 1000,
+      ...storeChoice(args),
       onAuthorizationUrl: (url) => {
         if (paste) {
           io.stderr.write(

@@ -6,6 +6,7 @@ import { generateToken, httpHolders, parseListen, parseServeTokens, RunService, 
 import type { CommandHandler } from '../context.js';
 import { createCliMachine, resolveCwd } from '../machine.js';
 import { UsageError, type CliArgs } from '../usage.js';
+import { storeChoice } from '../args/store-choice.js';
 
 interface ServeArgs {
   readonly http?: { host: string; port: number };
@@ -104,6 +105,7 @@ export const serveCommand: CommandHandler = async ({ args, io, signal }) => {
       machine,
       ...(cwd === undefined ? {} : { cwd }),
       ...(args.config === undefined ? {} : { configPath: args.config }),
+      ...storeChoice(args),
       ...(args.verbose ? { onLog: (event: LogEvent) => say(`[${event.server}] ${event.kind}: ${event.message.replace(/\n$/, '')}`) } : {}),
       // Spans carry argument values only when asked (docs/observability.md).
       ...(args.values['otel-capture-arguments'] === true ? { otel: { captureArguments: true } } : {}),

@@ -8,6 +8,9 @@
 export const OWN_VARIABLES: readonly string[] = Object.freeze([
   // serve --http's bearer token.
   'BERRY_SERVE_TOKEN',
+  // The shared store's key and URL (a Redis URL may carry its password).
+  'BERRY_STORE_KEY',
+  'BERRY_STORE',
   // The launcher's parent-watch pipe (src/cli/parent-watch.ts).
   'BERRY_MCP_PARENT_FD',
 ]);

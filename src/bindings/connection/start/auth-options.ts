@@ -1,9 +1,11 @@
 /** The host's sign-in options, apart from the OAuth code (which loads the SDK) so a host is cheap to create. */
 import type { AuthorizationUrlHandler } from '../../../auth/index.js';
+import type { Store } from '../../../store/index.js';
 
 /** How HTTP connections sign in (see docs/auth.md). */
 export interface ConnectionAuthOptions {
-  readonly tokenDir: string | undefined;
+  /** Where sign-in records are kept (the host's store). */
+  readonly store: Store;
   readonly onAuthorizationUrl: AuthorizationUrlHandler | undefined;
   readonly signInTimeoutMs: number;
 }
@@ -14,13 +16,10 @@ export interface AuthHostOptions {
   readonly signInTimeoutMs?: number;
 }
 
-export function normalizeAuthOptions(options: AuthHostOptions): ConnectionAuthOptions {
+export function normalizeAuthOptions(options: AuthHostOptions, store: Store): ConnectionAuthOptions {
   const signInTimeoutMs = options.signInTimeoutMs ?? 300_000;
   if (!Number.isFinite(signInTimeoutMs) || signInTimeoutMs <= 0) {
     throw new TypeError(`signInTimeoutMs must be a positive number of milliseconds, got ${String(options.signInTimeoutMs)}`);
   }
-  if (options.tokenDir !== undefined && !options.tokenDir.startsWith('/')) {
-    throw new TypeError(`tokenDir must be an absolute path on the machine, got ${JSON.stringify(options.tokenDir)}`);
-  }
-  return { tokenDir: options.tokenDir, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
+  return { store, onAuthorizationUrl: options.onAuthorizationUrl, signInTimeoutMs };
 }

@@ -22,7 +22,7 @@ export function createSession(machine: Machine, config: ResolvedServerConfig, au
     server: config.name,
     serverUrl: config.url,
     oauth: config.oauth,
-    tokenDir: auth.tokenDir,
+    store: auth.store,
     onAuthorizationUrl: auth.onAuthorizationUrl,
     signInTimeoutMs: auth.signInTimeoutMs,
     fetch: createMachineFetch(machine),

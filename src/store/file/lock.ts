@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BerryError } from '../common/errors.js';
-import type { Machine } from '../remote/machine/index.js';
+import { BerryError } from '../../common/errors.js';
+import type { Machine } from '../../remote/machine/index.js';
 import { TOKEN_DIR_MODE, TOKEN_FILE_MODE } from './store-safety.js';
 
 export interface LockOptions {

@@ -4,8 +4,8 @@
  * anything is read from or written into it. (Whoever can write the directory could swap a token
  * file for a link to anything, or read the tokens as they are written.)
  */
-import { BerryError } from '../common/errors.js';
-import type { FileInfo, Machine } from '../remote/machine/index.js';
+import { BerryError } from '../../common/errors.js';
+import type { FileInfo, Machine } from '../../remote/machine/index.js';
 
 export const TOKEN_DIR_MODE = 0o700;
 export const TOKEN_FILE_MODE = 0o600;
