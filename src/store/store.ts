@@ -9,7 +9,7 @@
 export type StoreArea = 'oauth' | 'catalog' | 'state';
 
 export interface StoreReadOptions {
-  /** A value longer than this (UTF-8 bytes) is not one berry-mcp wrote: it reads as absent, unparsed. */
+  /** A value longer than this is not one berry-mcp wrote: it reads as absent, unparsed (Redis: bytes, checked before it is sent; files: characters, once read). */
   readonly maxBytes: number;
   /** Sets the record's expiry to this long from now (an idle expiry refreshed on use). */
   readonly touchMs?: number;

@@ -63,6 +63,7 @@ describe('store: a fleet on one Redis', function () {
   /** A token dir no process may use: with a Redis store, nothing is written to files. */
   let tokenDir: string;
   let marker: string;
+  let savedCacheHome: string | undefined;
   const hosts: Host[] = [];
   const open = (interactive = false): Host => {
     const host = createHost({
@@ -86,6 +87,9 @@ describe('store: a fleet on one Redis', function () {
     fleetKey = useStoreKey();
     tokenDir = join(tmp.dir, 'tokens');
     marker = join(tmp.dir, 'starts.log');
+    // Each process its own file cache: what they share can only come through Redis.
+    savedCacheHome = process.env['XDG_CACHE_HOME'];
+    process.env['XDG_CACHE_HOME'] = join(tmp.dir, 'cache-here');
     configPath = writeConfig(tmp.dir, {
       docs: { url: fixture.url },
       echo: { command: 'sh', args: ['-c', `echo started >> "${marker}"; exec "${process.execPath}" "${echoServerPath}"`] },
@@ -98,6 +102,8 @@ describe('store: a fleet on one Redis', function () {
   });
   after(async () => {
     fleetKey.restore();
+    if (savedCacheHome === undefined) delete process.env['XDG_CACHE_HOME'];
+    else process.env['XDG_CACHE_HOME'] = savedCacheHome;
     await fixture.close();
     await redis.stop();
     tmp.cleanup();
@@ -138,13 +144,27 @@ describe('store: a fleet on one Redis', function () {
   });
 
   it('a catalog saved by one process (the CLI) answers list in another without starting the server', async () => {
-    const cli = await berry(['list', 'echo', '--json', '--config', configPath, '--store', redis.url], { cwd: tmp.dir });
+    const cli = await berry(['list', 'echo', '--json', '--config', configPath, '--store', redis.url], {
+      cwd: tmp.dir,
+      env: { XDG_CACHE_HOME: join(tmp.dir, 'cache-cli') },
+    });
     assert.equal(cli.code, 0, cli.stderr);
     const started = starts();
     const listed = await open().list({ server: 'echo' });
     const server = listed.servers[0]!;
     assert.ok(server.status === 'connected' && server.cached !== undefined, JSON.stringify(server));
     assert.equal(starts(), started, 'the server was not started');
+    assert.equal(existsSync(join(tmp.dir, 'cache-cli')) || existsSync(join(tmp.dir, 'cache-here')), false, 'no catalog file was written');
+  });
+
+  it('result types learned in one process are read in another', async () => {
+    const first = open();
+    await first.call({ server: 'echo', tool: 'echo_all', arguments: { text: 'shape' } });
+    // Closing writes what it learned (observed types are flushed on close).
+    await first.close();
+    const described = await open().describe({ server: 'echo', tool: 'echo_all' });
+    assert.match(String((described as { returns?: string }).returns), /echoed/, JSON.stringify(described));
+    assert.equal(existsSync(join(tmp.dir, 'cache-here')), false, 'they were not written to files');
   });
 
   it('Redis stopped: what needs it fails BERRY_STORE_UNAVAILABLE within 5 s, a stdio call keeps working; restarted: back within 10 s, no token lost', async () => {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/server';
+import { isBerryError } from '../../common/errors.js';
 import { StateValues } from '../../runtime/index.js';
 import type { StateStore } from './state-store.js';
 
@@ -14,6 +15,8 @@ const STATE_ID = /^[A-Za-z0-9_-]{43}$/;
 export interface OpenState {
   readonly id: string;
   readonly state: StateValues;
+  /** Made for this run (no `state` given). */
+  readonly fresh: boolean;
 }
 
 export class ModernStates {
@@ -25,14 +28,29 @@ export class ModernStates {
 
   /** The run's state, or the result that refuses the run (SERVE_STATE_UNKNOWN: the same for an id unknown, expired, or another holder's). */
   async open(id: string | undefined, owner: string): Promise<OpenState | CallToolResult> {
-    if (id === undefined) return { id: randomBytes(32).toString('base64url'), state: new StateValues() };
-    const state = STATE_ID.test(id) ? await this.store.get(id, owner) : undefined;
-    return state === undefined ? unknownState() : { id, state };
+    if (id === undefined) return { id: randomBytes(32).toString('base64url'), state: new StateValues(), fresh: true };
+    let state: StateValues | undefined;
+    try {
+      state = STATE_ID.test(id) ? await this.store.get(id, owner) : undefined;
+    } catch (error) {
+      // The shared store did not answer: the run does not start without its state.
+      if (!isBerryError(error)) throw error;
+      return refusal(error.message, error.code);
+    }
+    return state === undefined ? unknownState() : { id, state, fresh: false };
   }
 
   /** Keeps the state after its run, and puts its id in the run's result (and a line for clients that show the model only the text). */
   async keep(open: OpenState, owner: string, result: CallToolResult): Promise<CallToolResult> {
-    await this.store.put(open.id, owner, open.state);
+    // A run that used neither store() nor load() never touches a shared store (and gets no id).
+    if (open.fresh && open.state.size === 0 && this.store.lazy === true) return result;
+    try {
+      await this.store.put(open.id, owner, open.state);
+    } catch (error) {
+      if (!isBerryError(error)) throw error;
+      const text = `The run's state was not kept, so the next run cannot load() it: ${error.message} [${error.code}]`;
+      return { ...result, content: [...result.content, { type: 'text', text }] };
+    }
     const structured = result.structuredContent ?? { ok: false, durationMs: 0, calls: 0 };
     const content = [...result.content];
     if (open.state.size > 0) {
@@ -46,9 +64,13 @@ function unknownState(): CallToolResult {
   const message =
     'This state id is unknown: it expired (states are kept for a while after their last run), or it was never made for this client. ' +
     'Run again without "state" to start a new, empty one.';
+  return refusal(message, 'SERVE_STATE_UNKNOWN');
+}
+
+function refusal(message: string, code: string): CallToolResult {
   return {
-    content: [{ type: 'text', text: `${message} [SERVE_STATE_UNKNOWN]` }],
-    structuredContent: { ok: false, error: { name: 'Error', message, code: 'SERVE_STATE_UNKNOWN' }, durationMs: 0, calls: 0 },
+    content: [{ type: 'text', text: `${message} [${code}]` }],
+    structuredContent: { ok: false, error: { name: 'Error', message, code }, durationMs: 0, calls: 0 },
     isError: true,
   };
 }

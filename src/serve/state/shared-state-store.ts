@@ -20,6 +20,7 @@ interface Record {
 
 export class SharedStateStore implements StateStore {
   readonly idleMs: number;
+  readonly lazy = true;
   readonly #store: Store;
 
   constructor(store: Store, idleMs = DEFAULT_STATE_IDLE_MS) {

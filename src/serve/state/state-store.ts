@@ -6,6 +6,8 @@
 import type { StateValues } from '../../runtime/index.js';
 
 export interface StateStore {
+  /** True: a new state that stays empty is not kept (a run that uses neither store nor load never touches a shared store). */
+  readonly lazy?: boolean;
   /** The state under `id` when `owner` made it; undefined when it is unknown, expired, or another's (the caller cannot tell which). */
   get(id: string, owner: string): Promise<StateValues | undefined>;
   /** Keeps `state` under `id` for `owner` after a run, for the idle time from now. May evict other states to stay within its caps. */
