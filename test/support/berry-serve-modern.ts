@@ -9,6 +9,8 @@ export interface ModernClientOptions {
   readonly capabilities?: ClientOptions['capabilities'];
   /** `'auto'` probes with server/discover; the default pins 2026-07-28 (no fallback to initialize). */
   readonly negotiation?: 'auto' | 'pin';
+  /** The fetch the transport uses (e.g. one bound to a source address: support/source-address.ts). */
+  readonly fetch?: typeof fetch;
 }
 
 function newClient(options: ModernClientOptions): Client {
@@ -43,7 +45,8 @@ export async function modernStdio(
 /** A 2026-era client over Streamable HTTP to `url`, sending `Authorization: Bearer <token>`. */
 export async function modernHttp(url: string, token: string, options: ModernClientOptions = {}): Promise<Client> {
   const client = newClient(options);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  const requestInit = { headers: { authorization: `Bearer ${token}` } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit, ...(options.fetch ? { fetch: options.fetch } : {}) }));
   return client;
 }
 

@@ -36,6 +36,8 @@ export const hostileTextPath: string = path.join(FIXTURES_DIR, 'hostile-text.mjs
 export const traceServerPath: string = path.join(FIXTURES_DIR, 'trace-server.mjs');
 /** A server whose tools are given: a JSON file's (`--tools-file=`) and/or N synthetic ones (`--synthetic=N`). */
 export const catalogServerPath: string = path.join(FIXTURES_DIR, 'catalog-server.mjs');
+/** Counts calls in a shared event log and names its replica ($BERRY_REPLICA): the fleet tests' downstream server. */
+export const tallyServerPath: string = path.join(FIXTURES_DIR, 'tally-server.mjs');
 
 const require = createRequire(import.meta.url);
 
