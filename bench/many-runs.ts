@@ -15,7 +15,7 @@
  * runs it alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -55,8 +55,8 @@ interface Round {
   readonly latenciesMs: number[];
   readonly baselineBytes: number;
   readonly peakBytes: number;
-  /** The baseline by process: serve, then its children (workers, the fault server), in MB. */
-  readonly baselineParts: string;
+  /** Each process's baseline and its own peak's excess over it, in MB. */
+  readonly parts: string;
 }
 
 export default async function manyRuns(log: (message: string) => void = () => {}): Promise<Row[]> {
@@ -88,7 +88,7 @@ export async function measureManyRuns(options: ManyRunsOptions = {}): Promise<Ro
       const round = await measureRound(serve, agent, tokens, runs, r);
       log(
         `round ${r + 1}: ${round.completed}/${runs} completed, p50 ${median(round.latenciesMs).toFixed(0)} ms, ` +
-          `+${((round.peakBytes - round.baselineBytes) / MB).toFixed(1)} MB at peak (baseline ${(round.baselineBytes / MB).toFixed(0)} MB: ${round.baselineParts})`,
+          `+${((round.peakBytes - round.baselineBytes) / MB).toFixed(1)} MB at peak over a baseline of ${(round.baselineBytes / MB).toFixed(0)} MB (${round.parts})`,
       );
       rounds.push(round);
     }
@@ -133,12 +133,17 @@ function rowsOf(rounds: readonly Round[], runs: number): Row[] {
 }
 
 async function measureRound(serve: Serve, agent: Agent, tokens: readonly string[], runs: number, round: number): Promise<Round> {
-  const tree = (): number => [serve.child.pid!, ...childPidsOf(serve.child.pid!)].reduce((sum, pid) => sum + rssOf(pid), 0);
   const pids = [serve.child.pid!, ...childPidsOf(serve.child.pid!)];
-  const baselineParts = pids.map((pid) => (rssOf(pid) / MB).toFixed(0)).join(' + ');
-  const baselineBytes = tree();
+  const baseline = pids.map(rssOf);
+  const peaks = [...baseline];
+  const baselineBytes = sum(baseline);
   let peakBytes = baselineBytes;
-  const sampler = setInterval(() => (peakBytes = Math.max(peakBytes, tree())), 50);
+  const sample = (): void => {
+    const now = pids.map(rssOf);
+    for (const [i, bytes] of now.entries()) peaks[i] = Math.max(peaks[i]!, bytes);
+    peakBytes = Math.max(peakBytes, sum(now));
+  };
+  const sampler = setInterval(sample, 50);
   const latenciesMs: number[] = [];
   let firstFailure: string | undefined;
   try {
@@ -156,8 +161,26 @@ async function measureRound(serve: Serve, agent: Agent, tokens: readonly string[
   } finally {
     clearInterval(sampler);
   }
-  peakBytes = Math.max(peakBytes, tree());
-  return { completed: latenciesMs.length, ...(firstFailure === undefined ? {} : { firstFailure }), latenciesMs, baselineBytes, peakBytes, baselineParts };
+  sample();
+  // Where the peak was: each process's own peak over its baseline (they need not peak together).
+  const parts = pids
+    .map((pid, i) => `${roleOf(pid, serve.child.pid!)} ${(baseline[i]! / MB).toFixed(0)} +${((peaks[i]! - baseline[i]!) / MB).toFixed(0)}`)
+    .join(', ');
+  return { completed: latenciesMs.length, ...(firstFailure === undefined ? {} : { firstFailure }), latenciesMs, baselineBytes, peakBytes, parts };
+}
+
+function sum(values: readonly number[]): number {
+  return values.reduce((total, n) => total + n, 0);
+}
+
+/** serve, one of its run workers, or a server it started. */
+function roleOf(pid: number, servePid: number): string {
+  if (pid === servePid) return 'serve';
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('run-worker') ? 'worker' : 'server';
+  } catch {
+    return 'gone';
+  }
 }
 
 /** One 2026-07-28 `tools/call run` by the holder of `token`; rejects unless the run succeeded. */
