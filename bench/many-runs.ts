@@ -11,7 +11,7 @@
  * sampled every 50 ms), and the peak's excess over that baseline per run in flight (target ≤ 4 MB).
  * ROUNDS rounds, each against the same serve after the last one's runs ended.
  *
- *   node --no-node-snapshot dist/bench/many-runs.js [--runs 256] [--workers N] [--serve-args '--no-check']
+ *   node --no-node-snapshot dist/bench/many-runs.js [--runs 256] [--workers N] [--serve-args '--no-check'] [--prof DIR]
  * runs it alone.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -46,6 +46,8 @@ export interface ManyRunsOptions {
   readonly workers?: number;
   /** More serve flags (diagnostics), e.g. `--no-check`. */
   readonly serveArgs?: readonly string[];
+  /** Puts serve under --cpu-prof, its profile written to this directory at exit. */
+  readonly profileDir?: string;
   readonly log?: (message: string) => void;
 }
 
@@ -73,7 +75,7 @@ export async function measureManyRuns(options: ManyRunsOptions = {}): Promise<Ro
   const config = writeConfig(dir, { slow: faultEntry() });
   await settled(config);
   const workers = options.workers === undefined ? [] : ['--workers', String(options.workers)];
-  const serve = await startServe(dir, config, ['--max-concurrency', String(runs), ...workers, ...(options.serveArgs ?? [])]);
+  const serve = await startServe(dir, config, options.profileDir, ['--max-concurrency', String(runs), ...workers, ...(options.serveArgs ?? [])]);
   // A connection per run, as separate clients would have: a kept-alive socket that serve closes
   // after its idle timeout (5 s, between rounds) would fail the next run sent on it (ECONNRESET).
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
@@ -134,7 +136,9 @@ function rowsOf(rounds: readonly Round[], runs: number): Row[] {
 
 async function measureRound(serve: Serve, agent: Agent, tokens: readonly string[], runs: number, round: number): Promise<Round> {
   const pids = [serve.child.pid!, ...childPidsOf(serve.child.pid!)];
+  const roles = pids.map((pid) => roleOf(pid, serve.child.pid!));
   const baseline = pids.map(rssOf);
+  const cpuFrom = pids.map(cpuMsOf);
   const peaks = [...baseline];
   const baselineBytes = sum(baseline);
   let peakBytes = baselineBytes;
@@ -164,9 +168,23 @@ async function measureRound(serve: Serve, agent: Agent, tokens: readonly string[
   sample();
   // Where the peak was: each process's own peak over its baseline (they need not peak together).
   const parts = pids
-    .map((pid, i) => `${roleOf(pid, serve.child.pid!)} ${(baseline[i]! / MB).toFixed(0)} +${((peaks[i]! - baseline[i]!) / MB).toFixed(0)}`)
-    .join(', ');
+    .map((pid, i) => {
+      const cpu = (cpuMsOf(pid) - cpuFrom[i]!) / runs;
+      return `${roles[i]} ${(baseline[i]! / MB).toFixed(0)} +${((peaks[i]! - baseline[i]!) / MB).toFixed(0)} MB, ${cpu.toFixed(2)} ms CPU/run`;
+    })
+    .join('; ');
   return { completed: latenciesMs.length, ...(firstFailure === undefined ? {} : { firstFailure }), latenciesMs, baselineBytes, peakBytes, parts };
+}
+
+/** CPU time (user + system) of `pid`, all its threads, in ms (0 when it is gone). */
+function cpuMsOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
 }
 
 function sum(values: readonly number[]): number {
@@ -238,8 +256,9 @@ interface Serve {
   stop(): Promise<void>;
 }
 
-async function startServe(dir: string, config: string, args: readonly string[]): Promise<Serve> {
-  const child = spawn(NODE, ['--no-node-snapshot', BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--token-file', 'tokens', ...args], {
+async function startServe(dir: string, config: string, profileDir: string | undefined, args: readonly string[]): Promise<Serve> {
+  const flags = ['--no-node-snapshot', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
+  const child = spawn(NODE, [...flags, BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--token-file', 'tokens', ...args], {
     cwd: dir,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -275,6 +294,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     ...(flag('--runs') ? { runs: Number(flag('--runs')) } : {}),
     ...(flag('--workers') ? { workers: Number(flag('--workers')) } : {}),
     ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
+    ...(flag('--prof') ? { profileDir: flag('--prof')! } : {}),
     log: (m) => process.stderr.write(`${m}\n`),
   }).then(
     (rows) => {
