@@ -46,7 +46,7 @@ const SECTIONS: readonly Section[] = [
   { id: '19', title: '19 check before a run', load: async () => (await import('./check.js')).default, failure: 'error', timeoutMs: 300_000 },
   { id: '20', title: '20 store and load', load: async () => (await import('./state.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '21', title: '21 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
-  { id: '24', title: '24 many runs', load: async () => (await import('./many-runs.js')).default, failure: 'error', timeoutMs: 180_000 },
+  { id: '24', title: '24 many runs', load: async () => (await import('./many-runs.js')).default, failure: 'error', timeoutMs: 300_000 },
 ];
 
 interface SectionReport {
