@@ -14,7 +14,8 @@
  * the peak RSS of the serve process tree (serve, its worker processes and the servers it started),
  * serve's CPU per run (serve and its workers, all threads; the main thread; the busiest thread) and
  * how busy the machine's cores were.
- * The 16 / 1 ratio has its target (≥ 1.6×) on the pool only: the one loop is the baseline.
+ * The 16 / 1 ratio has its target (≥ 1.6×) on the pool only: the one loop is the baseline; the
+ * pool's runs/s at 16 clients over the one loop's has its own (≥ 1.25×, issue 35).
  *
  *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
  * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
@@ -99,7 +100,8 @@ export async function measureLoad(options: LoadOptions = {}): Promise<Row[]> {
       serves.push(await startServe(dir, config, workers, options.profileDir, options.serveArgs ?? []));
     }
     // Each serve connects its server(s) once before anything is measured.
-    for (const serve of serves) await drive(serve, 2, 3_000, 1_000);
+    // (On a loaded machine its first runs may all end after the window: it tries again, up to 5 times.)
+    for (const serve of serves) await warm(serve);
     const results = new Map<string, LevelRound[]>();
     for (const level of levels) {
       for (let round = 0; round < ROUNDS; round++) {
@@ -154,6 +156,19 @@ function rowsOf(serves: readonly Serve[], levels: readonly number[], results: Ma
       rows.push(serve.pooled ? { ...row, target: { max: Number.POSITIVE_INFINITY, label: '≥ 1.6×' }, pass: ratio >= 1.6 } : row);
     }
   }
+  // The pool against the one loop at 16 clients, both measured in this run (issue 35: ≥ 1.25×).
+  const loop = serves.find((s) => !s.pooled);
+  if (loop !== undefined && levels.includes(16)) {
+    const at16 = (serve: Serve): number => median(results.get(`${serve.label}|16`)!.map((r) => r.runsPerSecond));
+    for (const serve of serves.filter((s) => s.pooled)) {
+      const ratio = at16(serve) / at16(loop);
+      rows.push({
+        ...value(SECTION, `${serve.label}: runs/s at 16 clients / ${loop.label}'s`, 'x', ratio),
+        target: { max: Number.POSITIVE_INFINITY, label: '≥ 1.25×' },
+        pass: ratio >= 1.25,
+      });
+    }
+  }
   return rows;
 }
 
@@ -197,6 +212,18 @@ async function startServe(
       await exited;
     },
   };
+}
+
+/** Runs with 2 clients until one completes inside a window: the server connected, the workers warm. */
+async function warm(serve: Serve): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await drive(serve, 2, 3_000, 1_000);
+      return;
+    } catch (error) {
+      if (attempt >= 5 || !/no run completed/.test((error as Error).message)) throw error;
+    }
+  }
 }
 
 /** One measured window of `clients` clients against `serve`. */

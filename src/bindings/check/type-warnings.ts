@@ -46,6 +46,26 @@ let warm: Warm | undefined;
 let checkedRuns = 0;
 
 /**
+ * The checker's share of this thread over time, and the most it may take in one burst (ms). It
+ * runs on the thread that answers every run's calls (serve's main thread), ≈ 4–8 ms a script: with
+ * many runs starting at once it would be most of that thread (256 at once: 8–15 ms of serve's CPU
+ * per run, against 2.3 without). Past its share the warnings, which only advise, are skipped; a
+ * run that starts while the share lasts (a model's runs, seconds apart) gets them as before.
+ */
+const CHECKER_SHARE = 0.1;
+const CHECKER_BURST_MS = 250;
+let allowanceMs = CHECKER_BURST_MS;
+let allowanceAt = performance.now();
+
+/** Whether the checker may run now: its allowance, refilled at CHECKER_SHARE of the time since, is left. */
+function withinShare(): boolean {
+  const now = performance.now();
+  allowanceMs = Math.min(CHECKER_BURST_MS, allowanceMs + (now - allowanceAt) * CHECKER_SHARE);
+  allowanceAt = now;
+  return allowanceMs > 0;
+}
+
+/**
  * The type warnings of `parsed` (line:column, message), at most MAX_WARNINGS. Only from a warm
  * checker: making one (parsing the lib, ≈ 0.5–1 s) is never on a run's path. A process's second
  * checked script starts it in the background, so a one-shot `berry-mcp run` never pays for it
@@ -81,7 +101,17 @@ export async function typeWarnings(
     inputs.push({ server, tools, prompts: catalog.prompts ?? [], ...(observed ? { observed } : {}) });
   }
   if (inputs.length === 0) return [];
-  return diagnose(warm, parsed, await typingsOf(warm, inputs), budgetMs);
+  const typings = await typingsOf(warm, inputs);
+  // Asked after the await, right before the checker runs: runs that start together each see what the others spent.
+  if (!withinShare()) return [];
+  // The checker's own time (synchronous, so this run's alone) is what the share counts.
+  const from = performance.now();
+  try {
+    return diagnose(warm, parsed, typings, budgetMs);
+  } finally {
+    // A long budget (an embedder's) may overdraw once; the share then recovers within seconds.
+    allowanceMs = Math.max(-CHECKER_BURST_MS, allowanceMs - (performance.now() - from));
+  }
 }
 
 function diagnose(state: Warm, parsed: ParsedScript, typings: string, budgetMs: number): string[] {
