@@ -48,8 +48,8 @@ const SECTIONS: readonly Section[] = [
   { id: '21', title: '21 telemetry', load: async () => (await import('./telemetry.js')).default, failure: 'error', timeoutMs: 180_000 },
   { id: '22', title: '22 many servers', load: async () => (await import('./many-servers.js')).default, failure: 'error', timeoutMs: 600_000 },
   { id: '23', title: '23 many tools', load: async () => (await import('./many-tools.js')).default, failure: 'error', timeoutMs: 300_000 },
-  { id: '25', title: '25 token economy', load: async () => (await import('./token-economy.js')).default, failure: 'error', timeoutMs: 120_000 },
   { id: '24', title: '24 many runs', load: async () => (await import('./many-runs.js')).default, failure: 'error', timeoutMs: 300_000 },
+  { id: '25', title: '25 token economy', load: async () => (await import('./token-economy.js')).default, failure: 'error', timeoutMs: 120_000 },
 ];
 
 interface SectionReport {
