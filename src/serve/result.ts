@@ -32,6 +32,12 @@ export const RUN_OUTPUT_SCHEMA = {
     durationMs: { type: 'number' },
     calls: { type: 'number', description: 'tool calls the script made' },
     state: { type: 'string', description: 'the state id to pass back as run\'s "state" argument (2026-07-28)' },
+    stateError: {
+      type: 'object',
+      description: "the run's state was not kept (the shared store failed): a next run cannot load() what this one stored",
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+      required: ['code', 'message'],
+    },
   },
   required: ['ok', 'durationMs', 'calls'],
 } as const;

@@ -57,6 +57,8 @@ export interface RunAnswer {
   /** The run's state id (store/load), when it has one. */
   readonly state?: string;
   readonly error?: { readonly code?: string; readonly message: string };
+  /** The state was not kept (a shared store failed). */
+  readonly stateError?: { readonly code: string; readonly message: string };
 }
 
 /** Calls `run` with `code` on a v2 client, passing `state` back when given. */

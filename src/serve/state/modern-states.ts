@@ -48,8 +48,10 @@ export class ModernStates {
       await this.store.put(open.id, owner, open.state);
     } catch (error) {
       if (!isBerryError(error)) throw error;
+      // The run itself happened (its calls too): not an error to retry, but said where a client reads it.
       const text = `The run's state was not kept, so the next run cannot load() it: ${error.message} [${error.code}]`;
-      return { ...result, content: [...result.content, { type: 'text', text }] };
+      const structured = { ...(result.structuredContent ?? {}), stateError: { code: error.code, message: error.message } };
+      return { ...result, content: [...result.content, { type: 'text', text }], structuredContent: structured };
     }
     const structured = result.structuredContent ?? { ok: false, durationMs: 0, calls: 0 };
     const content = [...result.content];
