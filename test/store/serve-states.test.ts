@@ -73,7 +73,11 @@ describe('store: serve replicas share run states through Redis', function () {
       assert.ok(Date.now() - t0 < 5_000, `${Date.now() - t0} ms`);
       // A run that stores while Redis is down did its work, but says its state was not kept (and hands out no id).
       const storing = await runWith(a, 'store("lost", 1); return 2;');
-      assert.deepEqual([storing.ok, storing.result, storing.state, storing.stateError?.code], [true, 2, undefined, 'BERRY_STORE_UNAVAILABLE'], JSON.stringify(storing));
+      assert.deepEqual(
+        [storing.ok, storing.result, storing.state, storing.stateError?.code],
+        [true, 2, undefined, 'BERRY_STORE_UNAVAILABLE'],
+        JSON.stringify(storing),
+      );
     } finally {
       await redis.restart();
     }
