@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { MachineHost } from '../../src/bindings/index.js';
-import { echoServerPath, everythingPath, faultServerPath, filesystemPath, memoryPath, PROJECT_ROOT, typedServerPath } from '../support/paths.js';
+import { echoServerPath, everythingPath, faultServerPath, filesystemPath, memoryPath, PROJECT_ROOT, tallyServerPath, typedServerPath } from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
 const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt', 'mcp_search'];
@@ -55,6 +55,7 @@ describe('adversarial: the check refuses no script the repository runs', functio
     typed: { command: process.execPath, args: [typedServerPath] },
     fault: { command: process.execPath, args: [faultServerPath] },
     echo: { command: process.execPath, args: [echoServerPath] },
+    tally: { command: process.execPath, args: [tallyServerPath], env: { FIXTURE_EVENT_LOG: join(dir, 'tally.log') } },
   }));
 
   it('examples/ and the tests: no mistake, besides those made on purpose', async () => {
