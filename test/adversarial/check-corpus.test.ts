@@ -8,7 +8,16 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { MachineHost } from '../../src/bindings/index.js';
-import { echoServerPath, everythingPath, faultServerPath, filesystemPath, memoryPath, PROJECT_ROOT, tallyServerPath, typedServerPath } from '../support/paths.js';
+import {
+  echoServerPath,
+  everythingPath,
+  faultServerPath,
+  filesystemPath,
+  memoryPath,
+  PROJECT_ROOT,
+  tallyServerPath,
+  typedServerPath,
+} from '../support/paths.js';
 import { useTestHost } from '../support/test-host.js';
 
 const FUNCTIONS = ['mcp_list', 'mcp_describe', 'mcp_call', 'mcp_read', 'mcp_prompt', 'mcp_search'];
