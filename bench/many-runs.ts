@@ -14,16 +14,15 @@
  *   node --no-node-snapshot dist/bench/many-runs.js [--runs 256] [--workers N] [--serve-args '--no-check'] [--prof DIR]
  * runs it alone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { PROJECT_ROOT } from '../test/support/paths.js';
 import { childPidsOf } from '../test/support/processes.js';
-import { faultEntry, NODE, settled, tempDir, writeConfig } from './fixtures.js';
+import { faultEntry, settled, tempDir, writeConfig } from './fixtures.js';
 import { rssOf } from './memory.js';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
 import { value, type Row } from './rows.js';
 import { median, percentile } from './stats.js';
 
@@ -35,7 +34,6 @@ const WAIT_MS = 2_000;
 const ROUNDS = Number(process.env['BENCH_MANY_RUNS_ROUNDS'] ?? 3);
 /** The target: what a run in flight may add to the serve tree's RSS. */
 const MAX_MB_PER_RUN = 4;
-const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 const MB = 1024 * 1024;
 const MODERN = '2026-07-28';
 const SCRIPT = `return await tools.mcp_call({ server: "slow", tool: "sleep", arguments: { ms: ${WAIT_MS} } });`;
@@ -75,7 +73,13 @@ export async function measureManyRuns(options: ManyRunsOptions = {}): Promise<Ro
   const config = writeConfig(dir, { slow: faultEntry() });
   await settled(config);
   const workers = options.workers === undefined ? [] : ['--workers', String(options.workers)];
-  const serve = await startServe(dir, config, options.profileDir, ['--max-concurrency', String(runs), ...workers, ...(options.serveArgs ?? [])]);
+  const serve = await startServeProcess(
+    ['--config', config, '--token-file', 'tokens', '--max-concurrency', String(runs), ...workers, ...(options.serveArgs ?? [])],
+    {
+      cwd: dir,
+      profileDir: options.profileDir,
+    },
+  );
   // A connection per run, as separate clients would have: a kept-alive socket that serve closes
   // after its idle timeout (5 s, between rounds) would fail the next run sent on it (ECONNRESET).
   const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
@@ -134,7 +138,7 @@ function rowsOf(rounds: readonly Round[], runs: number): Row[] {
   ];
 }
 
-async function measureRound(serve: Serve, agent: Agent, tokens: readonly string[], runs: number, round: number): Promise<Round> {
+async function measureRound(serve: ServeProcess, agent: Agent, tokens: readonly string[], runs: number, round: number): Promise<Round> {
   const pids = [serve.child.pid!, ...childPidsOf(serve.child.pid!)];
   const roles = pids.map((pid) => roleOf(pid, serve.child.pid!));
   const baseline = pids.map(rssOf);
@@ -248,43 +252,6 @@ function post(url: string, agent: Agent, token: string, id: string, code: string
     req.on('error', reject);
     req.end(body);
   });
-}
-
-interface Serve {
-  readonly url: string;
-  readonly child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function startServe(dir: string, config: string, profileDir: string | undefined, args: readonly string[]): Promise<Serve> {
-  const flags = ['--no-node-snapshot', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
-  const child = spawn(NODE, [...flags, BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--token-file', 'tokens', ...args], {
-    cwd: dir,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr = (stderr + d).slice(-4096);
-      const match = /listening on (\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
-  });
-  return {
-    url,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -20,17 +20,16 @@
  *   node --no-node-snapshot dist/bench/serve-load.js [--levels 1,16] [--workers 0,2] [--prof DIR]
  * runs it alone (--prof: serve under --cpu-prof, the profile written to DIR at exit).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { defaultWorkers } from '../src/serve/workers/executor.js';
-import { PROJECT_ROOT } from '../test/support/paths.js';
 import { childPidsOf } from '../test/support/processes.js';
 import type { ClientReport } from './serve-load-client.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { rssOf } from './memory.js';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
 import { value, type Row } from './rows.js';
 import { median, percentile } from './stats.js';
 
@@ -46,16 +45,12 @@ const WARMUP_MS = 1_500;
 const MEASURE_MS = 4_000;
 const TOKEN = 'bench-serve-load-token-0123456789';
 const CLIENT = fileURLToPath(new URL('./serve-load-client.js', import.meta.url));
-const BIN = join(PROJECT_ROOT, 'dist/src/bin.js');
 const MB = 1024 * 1024;
 
-interface Serve {
+interface Serve extends ServeProcess {
   readonly label: string;
   /** False for `--workers 0`, the one loop: the baseline, measured without the ratio's target. */
   readonly pooled: boolean;
-  readonly url: string;
-  readonly child: ChildProcess;
-  stop(): Promise<void>;
 }
 
 interface LevelRound {
@@ -179,38 +174,17 @@ async function startServe(
   profileDir: string | undefined,
   serveArgs: readonly string[],
 ): Promise<Serve> {
-  const flags = ['--no-node-snapshot', ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [])];
   const extra = workers === undefined ? [] : ['--workers', String(workers)];
-  const child = spawn(NODE, [...flags, BIN, 'serve', '--http', '127.0.0.1:0', '--config', config, '--max-sessions', '128', ...serveArgs, ...extra], {
+  const serve = await startServeProcess(['--config', config, '--max-sessions', '128', ...serveArgs, ...extra], {
     cwd: dir,
     env: { ...process.env, BERRY_SERVE_TOKEN: TOKEN },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${stderr}`)), 30_000);
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-      stderr = (stderr + d).slice(-4096);
-      const match = /listening on (\S+)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${stderr}`)));
+    profileDir,
   });
   return {
+    ...serve,
     label:
       workers === undefined ? `serve (default --workers ${defaultWorkers()})` : workers === 0 ? 'serve --workers 0 (one loop)' : `serve --workers ${workers}`,
     pooled: workers !== 0,
-    url,
-    child,
-    stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
   };
 }
 
