@@ -3,19 +3,16 @@
 // huge value written into Redis by another client.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { recordName, TokenStore } from '../../src/auth/index.js';
 import { CatalogStore } from '../../src/bindings/catalog/catalog-store.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
 import { releaseLease } from '../../src/store/redis/lease.js';
-import type { RedisStore } from '../../src/store/index.js';
 import { berry } from '../support/berry-cli.js';
 import { closedPort } from '../support/network.js';
-import { type RedisServer, startRedis } from '../support/redis.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
-import { rawClient, redisStore, useStoreKey } from '../store/helpers.js';
+import { useRedisSuite } from '../store/helpers.js';
 
 const A = 'https://a.example.com/mcp';
 const B = 'https://b.example.com/mcp';
@@ -23,35 +20,14 @@ const PASSWORD = 'pw-attack-4f1e9a27c3';
 
 describe('attacks on the shared store', function () {
   this.timeout(120_000);
-  let redis: RedisServer;
-  let raw: Redis;
-  let fleetKey: ReturnType<typeof useStoreKey>;
-  const stores: RedisStore[] = [];
-  const open = (prefix?: string): RedisStore => {
-    const store = redisStore(redis.url, prefix);
-    stores.push(store);
-    return store;
-  };
-
-  before(async () => {
-    redis = await startRedis();
-    raw = rawClient(redis.url);
-    fleetKey = useStoreKey();
-  });
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-  after(async () => {
-    fleetKey.restore();
-    raw.disconnect();
-    await redis.stop();
-  });
+  const s = useRedisSuite();
+  const open = s.open;
 
   it('a sealed record copied to another server’s key, or another fleet’s prefix, does not decrypt there', async () => {
     await new TokenStore(open(), A).update((r) => ({ ...r, tokens: { access_token: 'at-a', token_type: 'bearer', obtained_at: 1 } }));
-    const sealed = (await raw.get(`berry:oauth:${recordName(A)}`))!;
-    await raw.set(`berry:oauth:${recordName(B)}`, sealed);
-    await raw.set(`other:oauth:${recordName(A)}`, sealed);
+    const sealed = (await s.raw.get(`berry:oauth:${recordName(A)}`))!;
+    await s.raw.set(`berry:oauth:${recordName(B)}`, sealed);
+    await s.raw.set(`other:oauth:${recordName(A)}`, sealed);
     for (const [store, server] of [
       [open(), B],
       [open('other:'), A],
@@ -61,7 +37,7 @@ describe('attacks on the shared store', function () {
     // A flipped byte fails the same way.
     const body = Buffer.from(sealed.slice('berry.v1.'.length), 'base64');
     body[body.length - 1]! ^= 1;
-    await raw.set(`berry:oauth:${recordName(A)}`, `berry.v1.${body.toString('base64')}`);
+    await s.raw.set(`berry:oauth:${recordName(A)}`, `berry.v1.${body.toString('base64')}`);
     await assert.rejects(new TokenStore(open(), A).read(), (error: unknown) => isBerryError(error) && error.code === 'BERRY_STORE_RECORD_INVALID');
   });
 
@@ -69,31 +45,30 @@ describe('attacks on the shared store', function () {
     const store = open();
     const key = store.leaseKeyOf('oauth', 'x');
     await store.withLease('oauth', 'x', async () => {
-      const owner = (await raw.get(key))!;
+      const owner = (await s.raw.get(key))!;
       assert.ok(owner.length >= 32, 'the owner is a random token');
-      assert.equal(await releaseLease(raw, key, 'not-the-owner'), false);
-      assert.equal(await raw.get(key), owner, 'still held by its owner');
+      assert.equal(await releaseLease(s.raw, key, 'not-the-owner'), false);
+      assert.equal(await s.raw.get(key), owner, 'still held by its owner');
       await assert.rejects(
         open().withLease('oauth', 'x', async () => 'taken', { waitMs: 300 }),
         (error: unknown) => isBerryError(error) && error.code === 'MCP_AUTH_REQUIRED',
       );
     });
-    assert.equal(await raw.exists(key), 0, 'released by its owner');
+    assert.equal(await s.raw.exists(key), 0, 'released by its owner');
   });
 
   it('neither the store URL’s password nor BERRY_STORE_KEY appears in an error', async () => {
-    const keyText = fleetKey.key;
+    const keyText = s.key;
     const keyHex = Buffer.from(keyText, 'base64').toString('hex');
     const secrets = [PASSWORD, keyText, keyHex];
     const clean = (text: string): void => {
       for (const secret of secrets) assert.ok(!text.includes(secret), `a secret is in: ${text}`);
     };
     // Nothing listening; and a real Redis that wants another password.
-    await raw.config('SET', 'requirepass', 'the-real-password');
+    await s.raw.config('SET', 'requirepass', 'the-real-password');
     try {
-      for (const url of [`redis://:${PASSWORD}@127.0.0.1:${await closedPort()}/0`, `redis://:${PASSWORD}@127.0.0.1:${redis.port}/0`]) {
-        const store = redisStore(url);
-        stores.push(store);
+      for (const url of [`redis://:${PASSWORD}@127.0.0.1:${await closedPort()}/0`, `redis://:${PASSWORD}@127.0.0.1:${s.redis.port}/0`]) {
+        const store = s.openAt(url);
         const t0 = Date.now();
         const error = await store.read('catalog', 'x', { maxBytes: 10 }).then(
           () => undefined,
@@ -105,7 +80,7 @@ describe('attacks on the shared store', function () {
         assert.match(error.message, /redis:\/\/127\.0\.0\.1:\d+\/0/, 'the URL is named, without its password');
       }
     } finally {
-      await raw.config('SET', 'requirepass', '');
+      await s.raw.config('SET', 'requirepass', '');
     }
     // A key of the wrong size.
     const shortKey = randomBytes(20).toString('base64');
@@ -148,15 +123,15 @@ describe('attacks on the shared store', function () {
       ttlMs: 600_000,
       tools: [{ name: 'planted', inputSchema: { type: 'object' }, description: 'x'.repeat(100 * 1024 * 1024) }],
     });
-    await raw.set(`berry:catalog:${name}`, huge);
+    await s.raw.set(`berry:catalog:${name}`, huge);
     const store = open();
     const t0 = Date.now();
     assert.equal(await new CatalogStore(store).load(fingerprint), undefined);
     assert.ok(Date.now() - t0 < 2_000, `took ${Date.now() - t0} ms`);
     // Nor under the observed types' name, nor as a state (a bound in the store, not after the read).
-    await raw.rename(`berry:catalog:${name}`, `berry:catalog:${name}.observed`);
+    await s.raw.rename(`berry:catalog:${name}`, `berry:catalog:${name}.observed`);
     assert.equal(await new CatalogStore(store).loadObserved(fingerprint), undefined);
     assert.equal(await store.read('catalog', `${name}.observed`, { maxBytes: 1024 }), undefined);
-    await raw.del(`berry:catalog:${name}.observed`);
+    await s.raw.del(`berry:catalog:${name}.observed`);
   });
 });

@@ -2,15 +2,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import { TokenStore } from '../../src/auth/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost } from '../../src/host.js';
 import { StateValues } from '../../src/runtime/index.js';
 import { SharedStateStore } from '../../src/serve/state/shared-state-store.js';
-import type { RedisStore } from '../../src/store/index.js';
-import { type RedisServer, startRedis } from '../support/redis.js';
-import { rawClient, redisStore, useStoreKey } from './helpers.js';
+import { useRedisSuite } from './helpers.js';
 
 const SERVER = 'https://mcp.example.com/mcp';
 const record = (access: string) => (r: { serverUrl: string }) => ({
@@ -20,44 +17,23 @@ const record = (access: string) => (r: { serverUrl: string }) => ({
 
 describe('store: Redis', function () {
   this.timeout(60_000);
-  let redis: RedisServer;
-  let raw: Redis;
-  let fleetKey: ReturnType<typeof useStoreKey>;
-  const stores: RedisStore[] = [];
-  const open = (prefix?: string, key?: string): RedisStore => {
-    const store = redisStore(redis.url, prefix, key);
-    stores.push(store);
-    return store;
-  };
-
-  before(async () => {
-    redis = await startRedis();
-    raw = rawClient(redis.url);
-    fleetKey = useStoreKey();
-  });
-  afterEach(async () => {
-    await Promise.all(stores.splice(0).map((store) => store.close()));
-  });
-  after(async () => {
-    fleetKey.restore();
-    raw.disconnect();
-    await redis.stop();
-  });
+  const s = useRedisSuite();
+  const open = s.open;
 
   it('keeps sign-in records encrypted at rest: no token text in Redis, and they read back', async () => {
     const access = `at-${randomBytes(12).toString('hex')}`;
     await new TokenStore(open(), SERVER).update(record(access));
-    const keys = await raw.keys('berry:oauth:*');
+    const keys = await s.raw.keys('berry:oauth:*');
     assert.equal(keys.length, 1);
     assert.ok(!keys[0]!.includes('example'), 'the server URL is not in the key');
-    const stored = (await raw.get(keys[0]!))!;
+    const stored = (await s.raw.get(keys[0]!))!;
     assert.ok(stored.startsWith('berry.v1.'), stored.slice(0, 20));
     for (const plain of [access, 'refresh', 'mcp.example.com', 'bearer']) assert.ok(!stored.includes(plain), `${plain} is not in the stored value`);
     // Another process of the fleet (another connection, same key) reads it.
     assert.equal((await new TokenStore(open(), SERVER).read()).tokens?.access_token, access);
     // Each write has its own IV: the same record sealed twice differs.
     await new TokenStore(open(), SERVER).update((r) => r);
-    assert.notEqual(await raw.get(keys[0]!), stored);
+    assert.notEqual(await s.raw.get(keys[0]!), stored);
   });
 
   it('a record read with another key fails to decrypt with BERRY_STORE_RECORD_INVALID', async () => {
@@ -77,7 +53,7 @@ describe('store: Redis', function () {
         if (value === undefined) delete process.env['BERRY_STORE_KEY'];
         else process.env['BERRY_STORE_KEY'] = value;
         assert.throws(
-          () => createHost({ store: redis.url }),
+          () => createHost({ store: s.redis.url }),
           (error: unknown) =>
             isBerryError(error) &&
             error.code === 'BERRY_STORE_KEY_INVALID' &&
@@ -87,7 +63,7 @@ describe('store: Redis', function () {
       }
       // Hex works as well as base64.
       process.env['BERRY_STORE_KEY'] = randomBytes(32).toString('hex');
-      void createHost({ store: redis.url, warmIsolates: 0 }).close();
+      void createHost({ store: s.redis.url, warmIsolates: 0 }).close();
     } finally {
       process.env['BERRY_STORE_KEY'] = saved;
     }
@@ -99,7 +75,7 @@ describe('store: Redis', function () {
     assert.equal((await new TokenStore(open('fleet-a:'), SERVER).read()).tokens?.access_token, 'at-a');
     assert.equal((await new TokenStore(open('fleet-b:'), SERVER).read()).tokens?.access_token, 'at-b');
     assert.equal((await new TokenStore(open('fleet-c:'), SERVER).read()).tokens, undefined);
-    assert.equal((await raw.keys('fleet-a:*')).length, 1);
+    assert.equal((await s.raw.keys('fleet-a:*')).length, 1);
     await open('fleet-c:').write('catalog', 'x', 'c');
     assert.equal(await open('fleet-a:').read('catalog', 'x', { maxBytes: 100 }), undefined);
   });
@@ -121,13 +97,13 @@ describe('store: Redis', function () {
       await sleep(300);
       assert.ok(await states.get(id, 'holder-a'), `still there after ${(i + 1) * 300} ms of use`);
     }
-    const keys = await raw.keys('berry:state:*');
+    const keys = await s.raw.keys('berry:state:*');
     assert.equal(keys.length, 1);
     assert.ok(!keys[0]!.includes(id), 'the state id is not the key');
-    const ttl = await raw.pttl(keys[0]!);
+    const ttl = await s.raw.pttl(keys[0]!);
     assert.ok(ttl > 0 && ttl <= 600, `PTTL ${ttl}`);
     await sleep(800);
     assert.equal(await states.get(id, 'holder-a'), undefined, 'gone once idle');
-    assert.equal(await raw.exists(keys[0]!), 0);
+    assert.equal(await s.raw.exists(keys[0]!), 0);
   });
 });
