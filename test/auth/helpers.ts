@@ -2,8 +2,10 @@
  * Shared by the auth tests: a stand-in for the user's browser that follows the authorization
  * server's redirects to berry-mcp's loopback listener, and a host wired to a temp token dir.
  */
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createHost, type Host } from '../../src/host.js';
 import type { LogEvent } from '../../src/bindings/index.js';
 
@@ -89,4 +91,38 @@ export async function setFault(base: string, query: string): Promise<void> {
   const res = await fetch(`${base}/admin/fault${query ? `?${query}` : ''}`, { method: 'POST' });
   if (!res.ok) throw new Error(`POST /admin/fault answered ${res.status}`);
   await res.body?.cancel();
+}
+
+const CHILD_CALL = fileURLToPath(new URL('./child-call.js', import.meta.url));
+
+export interface CallChild {
+  ready: Promise<void>;
+  go(): void;
+  result: Promise<{ ok: boolean; code?: string; message?: string }>;
+}
+
+/** test/auth/child-call.js in a process of its own: `ready` once connected, the call on go(); `store` puts its records in that shared store. */
+export function startCallChild(configPath: string, tokenDir: string, store?: string): CallChild {
+  const child = spawn(process.execPath, ['--no-node-snapshot', CHILD_CALL, configPath, tokenDir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    ...(store === undefined ? {} : { env: { ...process.env, BERRY_STORE: store } }),
+  });
+  let out = '';
+  let onReady: () => void = () => {};
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const result = new Promise<{ ok: boolean }>((resolve, reject) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.startsWith('ready\n')) onReady();
+    });
+    child.once('exit', () => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as { ok: boolean });
+      } catch {
+        reject(new Error(`child printed ${JSON.stringify(out)}`));
+      }
+    });
+  });
+  return { ready, go: () => child.stdin.end('go\n'), result };
 }

@@ -1,42 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
-import { firstText, testHosts, type TestHost } from './helpers.js';
-
-const CHILD = fileURLToPath(new URL('./child-call.js', import.meta.url));
-
-interface Child {
-  ready: Promise<void>;
-  go(): void;
-  result: Promise<{ ok: boolean; code?: string; message?: string }>;
-}
-
-function startChild(configPath: string, tokenDir: string): Child {
-  const child = spawn(process.execPath, ['--no-node-snapshot', CHILD, configPath, tokenDir], { stdio: ['pipe', 'pipe', 'inherit'] });
-  let out = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  const result = new Promise<{ ok: boolean }>((resolve, reject) => {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.startsWith('ready\n')) onReady();
-    });
-    child.once('exit', () => {
-      const last = out.trim().split('\n').pop() ?? '';
-      try {
-        resolve(JSON.parse(last) as { ok: boolean });
-      } catch {
-        reject(new Error(`child printed ${JSON.stringify(out)}`));
-      }
-    });
-  });
-  return { ready, go: () => child.stdin.end('go\n'), result };
-}
+import { firstText, startCallChild, testHosts, type TestHost } from './helpers.js';
 
 describe('auth: refresh', function () {
   this.timeout(60_000);
@@ -79,8 +46,8 @@ describe('auth: refresh', function () {
     // Fresh tokens in the store, then both children connect with them.
     const { host } = open();
     await host.call({ server: 'docs', tool: 'whoami' });
-    const a = startChild(configPath, tokenDir);
-    const b = startChild(configPath, tokenDir);
+    const a = startCallChild(configPath, tokenDir);
+    const b = startCallChild(configPath, tokenDir);
     await Promise.all([a.ready, b.ready]);
     await fixture.admin('expire');
     const before = await fixture.stats();

@@ -1,15 +1,13 @@
 // A fleet on one Redis: one sign-in for every process, one refresh however many want it (the lease),
 // catalogs saved by one process read by another, and an outage of Redis met with typed errors.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TokenStore } from '../../src/auth/index.js';
 import { isBerryError } from '../../src/common/errors.js';
 import { createHost, type Host } from '../../src/host.js';
-import { browser } from '../auth/helpers.js';
+import { browser, startCallChild } from '../auth/helpers.js';
 import { berry } from '../support/berry-cli.js';
 import { type OAuthFixture, startOAuthFixture } from '../support/fixture-servers.js';
 import { echoServerPath } from '../support/paths.js';
@@ -18,40 +16,7 @@ import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
 import { redisStore, useStoreKey } from './helpers.js';
 
-const CHILD = fileURLToPath(new URL('../auth/child-call.js', import.meta.url));
 const PROCESSES = 6;
-
-interface Child {
-  ready: Promise<void>;
-  go(): void;
-  result: Promise<{ ok: boolean; code?: string; message?: string }>;
-}
-
-/** test/auth/child-call.js on the shared store: `ready` once connected, the call on go(). */
-function startChild(configPath: string, tokenDir: string, store: string): Child {
-  const child = spawn(process.execPath, ['--no-node-snapshot', CHILD, configPath, tokenDir], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-    env: { ...process.env, BERRY_STORE: store },
-  });
-  let out = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  const result = new Promise<{ ok: boolean }>((resolve, reject) => {
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => {
-      out += chunk;
-      if (out.startsWith('ready\n')) onReady();
-    });
-    child.once('exit', () => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as { ok: boolean });
-      } catch {
-        reject(new Error(`child printed ${JSON.stringify(out)}`));
-      }
-    });
-  });
-  return { ready, go: () => child.stdin.end('go\n'), result };
-}
 
 describe('store: a fleet on one Redis', function () {
   this.timeout(120_000);
@@ -119,7 +84,7 @@ describe('store: a fleet on one Redis', function () {
     };
     const first = await record();
     assert.ok(first.refresh, 'the sign-in left a refresh token in Redis');
-    const children = Array.from({ length: PROCESSES }, () => startChild(configPath, tokenDir, redis.url));
+    const children = Array.from({ length: PROCESSES }, () => startCallChild(configPath, tokenDir, redis.url));
     await Promise.all(children.map((child) => child.ready));
     await fixture.admin('expire');
     const before = await fixture.stats();
