@@ -16,7 +16,6 @@
  * scheduling group; a loaded machine would give the host's 100 groups more CPU than the raw
  * side's one group of 100 and the ratio would measure the scheduler, not the client.
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -26,6 +25,7 @@ import { catalogServerPath, PROJECT_ROOT } from '../test/support/paths.js';
 import { NODE, rawStdio, settled, tempDir, writeConfig } from './fixtures.js';
 import { FIRST, manyServersMemory } from './many-servers-memory.js';
 import { row, value, type Row } from './rows.js';
+import { timeProcess } from './startup.js';
 import { alternate, pairedRatios, timeEach } from './stats.js';
 
 const SECTION = '22 many servers';
@@ -83,32 +83,12 @@ async function hostColdList(cwd: string, configPath: string, count: number): Pro
 
 /** `berry-mcp list --json` in a new process, answering from the saved catalogs under `cacheHome`. */
 function cliSavedList(cwd: string, configPath: string, cacheHome: string, count: number): () => Promise<number> {
-  return () =>
-    new Promise((resolve, reject) => {
-      const started = performance.now();
-      const child = spawn(BIN, ['list', '--json', '--config', configPath], {
-        cwd,
-        env: { ...process.env, XDG_CACHE_HOME: cacheHome },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-2000)));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        const ms = performance.now() - started;
-        try {
-          if (code !== 0) throw new Error(`berry-mcp list exited ${code}: ${stderr.trim()}`);
-          const { servers } = JSON.parse(stdout) as { servers: { status: string; cached?: unknown }[] };
-          const cached = servers.filter((s) => s.status === 'connected' && s.cached !== undefined).length;
-          if (cached !== count) throw new Error(`berry-mcp list answered ${cached} of ${count} servers from saved catalogs`);
-          resolve(ms);
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+  const allCached = (stdout: string): void => {
+    const { servers } = JSON.parse(stdout) as { servers: { status: string; cached?: unknown }[] };
+    const cached = servers.filter((s) => s.status === 'connected' && s.cached !== undefined).length;
+    if (cached !== count) throw new Error(`berry-mcp list answered ${cached} of ${count} servers from saved catalogs`);
+  };
+  return timeProcess(BIN, ['list', '--json', '--config', configPath], allCached, { cwd, env: { ...process.env, XDG_CACHE_HOME: cacheHome } });
 }
 
 export default async function manyServersSection(log: (message: string) => void): Promise<Row[]> {

@@ -18,12 +18,20 @@ const ROUNDS = 10;
 const BIN = join(PROJECT_ROOT, 'bin', 'berry-mcp');
 const RAW_ONE_SHOT = join(PROJECT_ROOT, 'bench', 'peers', 'raw-oneshot.mjs');
 
-/** Runs a process to its end; resolves to its wall-clock time in ms, or rejects if it failed. */
-export function timeProcess(command: string, args: readonly string[], expect: string, options: { cwd: string; input?: string }): () => Promise<number> {
+/**
+ * Runs a process to its end; resolves to its wall-clock time in ms, or rejects if it failed:
+ * exited non-zero, or its stdout lacks `expect` (a string), or `expect` (a function) throws on it.
+ */
+export function timeProcess(
+  command: string,
+  args: readonly string[],
+  expect: string | ((stdout: string) => void),
+  options: { cwd: string; input?: string; env?: NodeJS.ProcessEnv },
+): () => Promise<number> {
   return () =>
     new Promise((resolve, reject) => {
       const started = performance.now();
-      const child = spawn(command, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(command, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -31,8 +39,14 @@ export function timeProcess(command: string, args: readonly string[], expect: st
       child.on('error', reject);
       child.on('close', (code) => {
         const ms = performance.now() - started;
-        if (code !== 0 || !stdout.includes(expect)) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim() || stdout.trim()}`));
-        else resolve(ms);
+        try {
+          if (code !== 0 || (typeof expect === 'string' && !stdout.includes(expect)))
+            throw new Error(`${args.join(' ')} exited ${code}: ${stderr.trim() || stdout.trim()}`);
+          if (typeof expect === 'function') expect(stdout);
+          resolve(ms);
+        } catch (error) {
+          reject(error);
+        }
       });
       child.stdin.end(options.input ?? '');
     });
