@@ -9,7 +9,7 @@ import { catalogServerPath } from '../test/support/paths.js';
 import { childPidsOf } from '../test/support/processes.js';
 import { manyServers, SERVERS } from './many-servers.js';
 import { rssOf } from './memory.js';
-import { isProbe, runProbe } from './probe.js';
+import { probeEntry, runProbe } from './probe.js';
 import { NODE, tempDir, writeConfig } from './fixtures.js';
 
 const MB = 1024 * 1024;
@@ -64,12 +64,4 @@ async function settle(gc: () => void): Promise<void> {
   }
 }
 
-if (isProbe(import.meta.url)) {
-  probe().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+probeEntry(import.meta.url, probe);

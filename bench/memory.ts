@@ -13,7 +13,7 @@ import { createIsolate } from '../src/runtime/warm-pool.js';
 import { childPidsOf } from '../test/support/processes.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
-import { isProbe, runProbe } from './probe.js';
+import { probeEntry, runProbe } from './probe.js';
 
 const SECTION = '9 memory';
 const CONNECTIONS = 10;
@@ -124,12 +124,4 @@ export function rssOf(pid: number): number {
   }
 }
 
-if (isProbe(import.meta.url)) {
-  probe().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+probeEntry(import.meta.url, probe);

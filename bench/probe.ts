@@ -36,6 +36,18 @@ export function runProbe<T>(
 }
 
 /** True in the probe process that runProbe started for `moduleUrl`. */
-export function isProbe(moduleUrl: string): boolean {
+function isProbe(moduleUrl: string): boolean {
   return process.argv.includes('--probe') && process.argv[1] === fileURLToPath(moduleUrl);
+}
+
+/** In the probe process that runProbe started for `moduleUrl`: runs `probe`, then exits 0, or 1 with its stack on stderr. */
+export function probeEntry(moduleUrl: string, probe: () => Promise<void>): void {
+  if (!isProbe(moduleUrl)) return;
+  probe().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+      process.exit(1);
+    },
+  );
 }

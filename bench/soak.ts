@@ -9,7 +9,7 @@ import { createHost } from '../src/index.js';
 import { childPidsOf, processAlive } from '../test/support/processes.js';
 import { faultEntry, tempDir, writeConfig } from './fixtures.js';
 import { value, type Row } from './rows.js';
-import { isProbe, runProbe } from './probe.js';
+import { probeEntry, runProbe } from './probe.js';
 
 const SECTION = '12 soak';
 const RUNS = 1000;
@@ -120,12 +120,4 @@ async function probe(): Promise<void> {
   remove();
 }
 
-if (isProbe(import.meta.url)) {
-  probe().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-      process.exit(1);
-    },
-  );
-}
+probeEntry(import.meta.url, probe);
