@@ -23,7 +23,7 @@ import { childPidsOf } from '../test/support/processes.js';
 import { faultEntry, settled, tempDir, writeConfig } from './fixtures.js';
 import { rssOf } from './memory.js';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
-import { value, type Row } from './rows.js';
+import { printRows, value, type Row } from './rows.js';
 import { median, percentile } from './stats.js';
 
 const SECTION = '24 many runs';
@@ -257,23 +257,13 @@ function post(url: string, agent: Agent, token: string, id: string, code: string
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
-  measureManyRuns({
-    ...(flag('--runs') ? { runs: Number(flag('--runs')) } : {}),
-    ...(flag('--workers') ? { workers: Number(flag('--workers')) } : {}),
-    ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
-    ...(flag('--prof') ? { profileDir: flag('--prof')! } : {}),
-    log: (m) => process.stderr.write(`${m}\n`),
-  }).then(
-    (rows) => {
-      for (const r of rows) {
-        process.stdout.write(
-          `${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`,
-        );
-      }
-    },
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-      process.exitCode = 1;
-    },
+  printRows(
+    measureManyRuns({
+      ...(flag('--runs') ? { runs: Number(flag('--runs')) } : {}),
+      ...(flag('--workers') ? { workers: Number(flag('--workers')) } : {}),
+      ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
+      ...(flag('--prof') ? { profileDir: flag('--prof')! } : {}),
+      log: (m) => process.stderr.write(`${m}\n`),
+    }),
   );
 }

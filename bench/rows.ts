@@ -73,3 +73,20 @@ export function messageOf(error: unknown): string {
   if (error instanceof Error) return error.message.split('\n')[0] ?? error.message;
   return String(error);
 }
+
+/** A section run alone (`node dist/bench/X.js`): its rows as lines on stdout, or its error on stderr and exit code 1. */
+export function printRows(rows: Promise<readonly Row[]>): void {
+  rows.then(
+    (all) => {
+      for (const r of all) {
+        process.stdout.write(
+          `${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`,
+        );
+      }
+    },
+    (error: unknown) => {
+      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

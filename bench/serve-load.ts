@@ -30,7 +30,7 @@ import type { ClientReport } from './serve-load-client.js';
 import { everythingEntry, NODE, tempDir, writeConfig } from './fixtures.js';
 import { rssOf } from './memory.js';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
-import { value, type Row } from './rows.js';
+import { printRows, value, type Row } from './rows.js';
 import { median, percentile } from './stats.js';
 
 const SECTION = '17 serve load';
@@ -348,29 +348,19 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const flag = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
   const list = (text: string | undefined): number[] | undefined => text?.split(',').map(Number);
   const profileDir = flag('--prof');
-  measureLoad({
-    ...(list(flag('--levels')) ? { levels: list(flag('--levels'))! } : {}),
-    ...(flag('--workers')
-      ? {
-          workers: flag('--workers')!
-            .split(',')
-            .map((w) => (w === 'default' ? undefined : Number(w))),
-        }
-      : {}),
-    ...(profileDir ? { profileDir } : {}),
-    ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
-    log: (m) => process.stderr.write(`${m}\n`),
-  }).then(
-    (rows) => {
-      for (const r of rows) {
-        process.stdout.write(
-          `${r.name}: ${r.median?.toFixed(2)}${r.p95 === undefined ? '' : ` (p95 ${r.p95.toFixed(2)})`} ${r.unit}${r.note ? ` (${r.note})` : ''}\n`,
-        );
-      }
-    },
-    (error: unknown) => {
-      process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`);
-      process.exitCode = 1;
-    },
+  printRows(
+    measureLoad({
+      ...(list(flag('--levels')) ? { levels: list(flag('--levels'))! } : {}),
+      ...(flag('--workers')
+        ? {
+            workers: flag('--workers')!
+              .split(',')
+              .map((w) => (w === 'default' ? undefined : Number(w))),
+          }
+        : {}),
+      ...(profileDir ? { profileDir } : {}),
+      ...(flag('--serve-args') ? { serveArgs: flag('--serve-args')!.split(' ') } : {}),
+      log: (m) => process.stderr.write(`${m}\n`),
+    }),
   );
 }
