@@ -1,20 +1,12 @@
 import type IsolatedVm from 'isolated-vm';
-import { BOOTSTRAP_FILENAME, BOOTSTRAP_SOURCE, type BootstrapConfig } from './bootstrap/bootstrap.js';
+import type { BootstrapConfig } from './bootstrap/bootstrap.js';
+import { compileBootstrap, runSetup, type Deliver } from './bootstrap/code-cache.js';
 import { FINISH_GLOBAL } from './bootstrap/finish-source.js';
 import type { HostBridge } from './bridge.js';
 import { toCrossing } from './crossing.js';
 import type { Ivm } from './load-ivm.js';
 import { BUDGET_SPENT, type OutputCollector } from './outputs.js';
 import type { StateBridge } from './state/state-bridge.js';
-
-/** isolated-vm sets these on a script compiled with produceCachedData / cachedData. */
-type CompiledWithCache = IsolatedVm.Script & IsolatedVm.CachedDataResult & { readonly cachedDataRejected?: boolean };
-
-/** The in-isolate function that answers call `id` with its envelope. */
-type Deliver = (id: number, envelope: string | IsolatedVm.ExternalCopy<string>) => void;
-
-/** V8's code cache for the bootstrap, made by the first run of the process and reused after. */
-let bootstrapCache: IsolatedVm.ExternalCopy<ArrayBuffer> | undefined;
 
 /**
  * Compiles the user's code as the body of an async function handed to the bootstrap's finish
@@ -61,14 +53,7 @@ export interface SandboxTarget {
  */
 export function installSandbox(ivm: Ivm, isolate: IsolatedVm.Isolate, target: SandboxTarget, config: BootstrapConfig): IsolatedVm.Context {
   const context = isolate.createContextSync();
-  const cachedData = bootstrapCache;
-  const script: CompiledWithCache = isolate.compileScriptSync(
-    BOOTSTRAP_SOURCE,
-    cachedData === undefined ? { filename: BOOTSTRAP_FILENAME, produceCachedData: true } : { filename: BOOTSTRAP_FILENAME, cachedData },
-  );
-  if (cachedData === undefined) bootstrapCache = script.cachedData;
-  else if (script.cachedDataRejected === true) bootstrapCache = undefined;
-  const setup = script.runSync(context, { reference: true }) as IsolatedVm.Reference<(...args: unknown[]) => Deliver>;
+  const script = compileBootstrap(ivm, isolate, config);
   const emit = new ivm.Callback((kind: unknown, text: unknown, mimeType: unknown) => {
     try {
       return target.outputs === undefined ? BUDGET_SPENT : target.outputs.accept(kind, text, mimeType);
@@ -94,8 +79,7 @@ export function installSandbox(ivm: Ivm, isolate: IsolatedVm.Isolate, target: Sa
   const stateCall = new ivm.Callback((op: unknown, key: unknown, json: unknown) =>
     target.state === undefined ? '!{"name":"Error","message":"this run has no state"}' : target.state.handle(op, key, json),
   );
-  deliver = setup.applySync(undefined, [hostCall, emit, JSON.stringify(config), stateCall], { result: { reference: true } }) as IsolatedVm.Reference<Deliver>;
-  setup.release();
+  deliver = runSetup(script, context, { hostCall, emit, stateCall }, config);
   script.release();
   return context;
 }
