@@ -12,8 +12,8 @@
  * catch: longer than `config.flatLimit` (the memory limit in bytes) a string cannot be flat in the
  * heap at all, so only a rope is refused; a builtin whose result is as long as its input needs
  * twice its length, so those refuse past half of it. Originals live in this closure only. Uses the
- * bootstrap's G, defineProperty, RangeErr, Str, stringify, and apply, MAX_ELEMENTS, FLAT, COPY and
- * toInteger from the guards fragment.
+ * bootstrap's G, RangeErr and stringify, and apply, MAX_ELEMENTS, FLAT, COPY and toInteger from the
+ * guards fragment.
  */
 
 export const FLATTEN_GUARDS_SOURCE = String.raw`const StringProto = String.prototype, ArrayProto = Array.prototype;
@@ -22,49 +22,78 @@ const RegExpProto = RegExp.prototype, Obj = Object;
 const concat = StringProto.concat;
 const toStr = (v) => (typeof v === 'string' ? v : apply(concat, '', [v]));
 const tooLong = (what, length) => new RangeErr(what + ': a string of ' + length + ' characters is longer than this run can copy within its memory limit (memoryLimitMb)');
-// Each wrapper converts its receiver once (as the builtin would) and hands the builtin the string.
-const guardMethod = (proto, owner, name, max, wrap) => {
-  const original = proto[name];
-  defineProperty(proto, name, { value: wrap(original, owner + '.' + name, max), writable: true, configurable: true });
-};
-const onThis = (original, what, max) => ({ [original.name](a, b) {
-  if (this === null || this === undefined) return apply(original, this, [a, b]);
-  const s = toStr(this);
+// Each wrapper converts its receiver (onThis) or its first argument (onArgument) once, as the
+// builtin would, and hands the builtin the string. The wrappers are methods of object literals,
+// named as the builtins are, and assigned over them (builtins are writable, not enumerable, and
+// stay so): one literal a group costs less at setup than a function made and defined per name.
+const onThis = (original, what, max, self, a, b) => {
+  if (self === null || self === undefined) return apply(original, self, [a, b]);
+  const s = toStr(self);
   if (s.length > max) throw tooLong(what, s.length);
   return apply(original, s, [a, b]);
-} })[original.name];
+};
+const onArgument = (original, what, max, self, string, b) => {
+  const s = toStr(string);
+  if (s.length > max) throw tooLong(what, s.length);
+  return apply(original, self, [s, b]);
+};
 // Case changes, normalize and toWellFormed make a string as long; replaceAll with a string pattern also runs
 // without a check for termination (60 s at 2^28 characters, past the run's time limit).
-for (const name of ['toUpperCase', 'toLowerCase', 'toLocaleUpperCase', 'toLocaleLowerCase', 'normalize', 'replaceAll', 'toWellFormed']) {
-  if (typeof StringProto[name] === 'function') guardMethod(StringProto, 'String.prototype', name, COPY, onThis);
-}
+const { toUpperCase, toLowerCase, toLocaleUpperCase, toLocaleLowerCase, normalize, replaceAll, toWellFormed } = StringProto;
+const strings = {
+  toUpperCase(a, b) { return onThis(toUpperCase, 'String.prototype.toUpperCase', COPY, this, a, b); },
+  toLowerCase(a, b) { return onThis(toLowerCase, 'String.prototype.toLowerCase', COPY, this, a, b); },
+  toLocaleUpperCase(a, b) { return onThis(toLocaleUpperCase, 'String.prototype.toLocaleUpperCase', COPY, this, a, b); },
+  toLocaleLowerCase(a, b) { return onThis(toLocaleLowerCase, 'String.prototype.toLocaleLowerCase', COPY, this, a, b); },
+  normalize(a, b) { return onThis(normalize, 'String.prototype.normalize', COPY, this, a, b); },
+  replaceAll(a, b) { return onThis(replaceAll, 'String.prototype.replaceAll', COPY, this, a, b); },
+  toWellFormed(a, b) { return onThis(toWellFormed, 'String.prototype.toWellFormed', COPY, this, a, b); },
+};
+StringProto.toUpperCase = strings.toUpperCase;
+StringProto.toLowerCase = strings.toLowerCase;
+StringProto.toLocaleUpperCase = strings.toLocaleUpperCase;
+StringProto.toLocaleLowerCase = strings.toLocaleLowerCase;
+StringProto.normalize = strings.normalize;
+StringProto.replaceAll = strings.replaceAll;
+if (typeof toWellFormed === 'function') StringProto.toWellFormed = strings.toWellFormed;
 // What String.prototype.replace/match/matchAll/split hand a RegExp, and what a script may call
 // itself: a global replace copies the whole string, a global match or a split makes an array of up
 // to one element a character, whose growth V8 cannot always stop (a parked isolate, or a fatal
-// "invalid size" that kills the process).
-const onArgument = (original, what, max) => ({ [original.name](string, b) {
-  const s = toStr(string);
-  if (s.length > max) throw tooLong(what, s.length);
-  return apply(original, this, [s, b]);
-} })[original.name];
-const guardRegExp = (symbol, max) => {
-  const original = RegExpProto[symbol];
-  defineProperty(RegExpProto, symbol, { value: onArgument(original, 'RegExp.prototype[' + Str(symbol.description) + ']', max), writable: true, configurable: true });
+// "invalid size" that kills the process). A global replace keeps two entries a match while it
+// works: past MAX_ELEMENTS V8 dies of "invalid size".
+const REPLACE_MAX = COPY < MAX_ELEMENTS / 2 ? COPY : MAX_ELEMENTS / 2, ARRAY_MAX = FLAT < MAX_ELEMENTS ? FLAT : MAX_ELEMENTS;
+const replace = RegExpProto[Symbol.replace], match = RegExpProto[Symbol.match], matchAll = RegExpProto[Symbol.matchAll], splitter = RegExpProto[Symbol.split];
+// String keys named as the builtins are ('[Symbol.replace]'), assigned under the symbols.
+const regexps = {
+  '[Symbol.replace]'(string, b) { return onArgument(replace, 'RegExp.prototype[Symbol.replace]', REPLACE_MAX, this, string, b); },
+  '[Symbol.match]'(string, b) { return onArgument(match, 'RegExp.prototype[Symbol.match]', ARRAY_MAX, this, string, b); },
+  '[Symbol.matchAll]'(string, b) { return onArgument(matchAll, 'RegExp.prototype[Symbol.matchAll]', ARRAY_MAX, this, string, b); },
+  '[Symbol.split]'(string, b) { return onArgument(splitter, 'RegExp.prototype[Symbol.split]', ARRAY_MAX, this, string, b); },
 };
-// A global replace keeps two entries a match while it works: past MAX_ELEMENTS V8 dies of "invalid size".
-guardRegExp(Symbol.replace, COPY < MAX_ELEMENTS / 2 ? COPY : MAX_ELEMENTS / 2);
-guardRegExp(Symbol.match, FLAT < MAX_ELEMENTS ? FLAT : MAX_ELEMENTS);
-guardRegExp(Symbol.matchAll, FLAT < MAX_ELEMENTS ? FLAT : MAX_ELEMENTS);
-guardRegExp(Symbol.split, FLAT < MAX_ELEMENTS ? FLAT : MAX_ELEMENTS);
+RegExpProto[Symbol.replace] = regexps['[Symbol.replace]'];
+RegExpProto[Symbol.match] = regexps['[Symbol.match]'];
+RegExpProto[Symbol.matchAll] = regexps['[Symbol.matchAll]'];
+RegExpProto[Symbol.split] = regexps['[Symbol.split]'];
 // Encoding makes a longer string; decoding needs the input flat.
-for (const name of ['encodeURI', 'encodeURIComponent', 'escape', 'decodeURI', 'decodeURIComponent', 'unescape']) {
-  const original = G[name], max = name.charAt(0) === 'd' || name === 'unescape' ? FLAT : COPY;
-  defineProperty(G, name, { value: onArgument(original, name, max), writable: true, configurable: true });
-}
-defineProperty(JSON, 'stringify', { value: { stringify(value, replacer, space) {
+const { encodeURI, encodeURIComponent, escape, decodeURI, decodeURIComponent, unescape } = G;
+const codings = {
+  encodeURI(string, b) { return onArgument(encodeURI, 'encodeURI', COPY, this, string, b); },
+  encodeURIComponent(string, b) { return onArgument(encodeURIComponent, 'encodeURIComponent', COPY, this, string, b); },
+  escape(string, b) { return onArgument(escape, 'escape', COPY, this, string, b); },
+  decodeURI(string, b) { return onArgument(decodeURI, 'decodeURI', FLAT, this, string, b); },
+  decodeURIComponent(string, b) { return onArgument(decodeURIComponent, 'decodeURIComponent', FLAT, this, string, b); },
+  unescape(string, b) { return onArgument(unescape, 'unescape', FLAT, this, string, b); },
+};
+G.encodeURI = codings.encodeURI;
+G.encodeURIComponent = codings.encodeURIComponent;
+G.escape = codings.escape;
+G.decodeURI = codings.decodeURI;
+G.decodeURIComponent = codings.decodeURIComponent;
+G.unescape = codings.unescape;
+JSON.stringify = { stringify(value, replacer, space) {
   if (typeof value === 'string' && value.length > COPY) throw tooLong('JSON.stringify', value.length);
   return apply(stringify, JSON, [value, replacer, space]);
-} }.stringify, writable: true, configurable: true });
+} }.stringify;
 // join writes its result flat in one piece (ropes in it copied, not flattened). Here each element
 // is converted once, in order, as join would, and the result is built by concatenation, counting
 // its length as it grows: the same string, as a rope, refused before it passes half the limit.
@@ -92,12 +121,16 @@ const joined = (what, o, separator, convert) => {
     joining[--depth] = undefined;
   }
 };
-defineProperty(ArrayProto, 'join', { value: { join(separator) {
-  if (this === null || this === undefined) return apply(join, this, [separator]);
-  return joined('Array.prototype.join', Obj(this), separator, toStr);
-} }.join, writable: true, configurable: true });
-defineProperty(ArrayProto, 'toLocaleString', { value: { toLocaleString() {
-  if (this === null || this === undefined) return apply(toLocale, this, []);
-  return joined('Array.prototype.toLocaleString', Obj(this), ',', (e) => toStr(e.toLocaleString()));
-} }.toLocaleString, writable: true, configurable: true });
+const arrays = {
+  join(separator) {
+    if (this === null || this === undefined) return apply(join, this, [separator]);
+    return joined('Array.prototype.join', Obj(this), separator, toStr);
+  },
+  toLocaleString() {
+    if (this === null || this === undefined) return apply(toLocale, this, []);
+    return joined('Array.prototype.toLocaleString', Obj(this), ',', (e) => toStr(e.toLocaleString()));
+  },
+};
+ArrayProto.join = arrays.join;
+ArrayProto.toLocaleString = arrays.toLocaleString;
 `;
