@@ -4,7 +4,7 @@
  * PKCE, the code exchange and step-up; refresh is done here instead (under the cross-process lock),
  * so the SDK is never shown a refresh token and cannot spend one unlocked.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../common/lazy-node.js';
 import type {
   FetchLike,
   OAuthClientInformationMixed,
@@ -94,7 +94,7 @@ export class OAuthSession implements OAuthClientProvider {
   // same 401) joins it: same state, its own verifier and URL are dropped, the user is asked once.
   state(): string {
     if (this.#pending && this.#state !== undefined) return this.#state;
-    this.#state = randomBytes(24).toString('base64url');
+    this.#state = nodeCrypto().randomBytes(24).toString('base64url');
     return this.#state;
   }
 

@@ -4,7 +4,7 @@
  * produced it). With the file store, a 0600 file in a checked 0700 directory on the target
  * machine; with Redis, a record sealed with BERRY_STORE_KEY. Either way written atomically.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../common/lazy-node.js';
 import type { OAuthDiscoveryState } from '@modelcontextprotocol/client';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import type { Machine } from '../remote/machine/index.js';
@@ -35,7 +35,7 @@ export function withoutPart(record: SignInRecord, part: 'all' | 'client' | 'toke
 
 /** The record's name for a server URL: a hash, so the URL (which may carry a secret) is not in a path or key. */
 export function recordName(serverUrl: string): string {
-  return createHash('sha256').update(serverUrl).digest('hex').slice(0, 32);
+  return nodeCrypto().createHash('sha256').update(serverUrl).digest('hex').slice(0, 32);
 }
 
 export class TokenStore {

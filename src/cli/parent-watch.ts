@@ -1,4 +1,5 @@
-import { Socket } from 'node:net';
+import type { Socket } from 'node:net';
+import { nodeNet } from '../common/lazy-node.js';
 
 /** Names the fd of the parent's watch pipe in a re-executed child's environment. */
 export const PARENT_FD_ENV = 'BERRY_MCP_PARENT_FD';
@@ -21,7 +22,7 @@ export function watchParent(onGone: () => void): ParentLink {
   if (!Number.isInteger(fd) || fd < 3) return none;
   let socket: Socket;
   try {
-    socket = new Socket({ fd, readable: true, writable: true });
+    socket = new (nodeNet().Socket)({ fd, readable: true, writable: true });
   } catch {
     return none;
   }

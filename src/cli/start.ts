@@ -1,6 +1,6 @@
 /** What the berry-mcp command does once bin.ts has turned the compile cache on. */
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
+import { nodeChildProcess } from '../common/lazy-node.js';
 import type { Readable } from 'node:stream';
 import { main } from './main.js';
 import { PARENT_FD_ENV, watchParent } from './parent-watch.js';
@@ -16,7 +16,7 @@ if ((argv.includes('run') || argv.includes('serve')) && !hasSnapshotFlag) {
   // fd 3 is a pipe this process holds open: its end tells the child that we are gone, even by SIGKILL.
   // Few malloc arenas: each isolate thread would otherwise keep its own, and RSS stays tens of MB
   // above what a run used (measured: 55 → 20 MB after 22 memory-limited runs).
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...argv], {
+  const child = nodeChildProcess().spawn(process.execPath, ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...argv], {
     stdio: ['inherit', 'inherit', 'inherit', 'pipe'],
     env: { MALLOC_ARENA_MAX: '2', ...process.env, [PARENT_FD_ENV]: '3' },
   });

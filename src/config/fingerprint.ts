@@ -2,7 +2,7 @@
  * A stable identity for a resolved server entry: equal resolved configurations (whatever their
  * server names) get equal fingerprints and may share a connection; any change gives a new one.
  */
-import { hash } from 'node:crypto';
+import { nodeCrypto } from '../common/lazy-node.js';
 
 export type CanonicalValue = string | number | boolean | null | readonly CanonicalValue[] | { readonly [key: string]: CanonicalValue };
 
@@ -27,5 +27,5 @@ export function canonicalJson(value: CanonicalValue): string {
 
 /** Hex SHA-256 of the canonical JSON of `value`. */
 export function fingerprint(value: CanonicalValue): string {
-  return hash('sha256', canonicalJson(value), 'hex');
+  return nodeCrypto().hash('sha256', canonicalJson(value), 'hex');
 }

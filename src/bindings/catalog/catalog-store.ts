@@ -5,7 +5,7 @@
  * holding only what the server listed: no config, no secrets. Records are replaced atomically, so
  * a reader never sees half of one.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { Store } from '../../store/index.js';
 
@@ -134,5 +134,5 @@ export class CatalogStore {
 
 /** The fingerprint hashes resolved values, secrets included: never write it out as it is. */
 function nameOf(fingerprint: string, suffix = ''): string {
-  return `${createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40)}${suffix}`;
+  return `${nodeCrypto().createHash('sha256').update(`berry-mcp catalog\n${fingerprint}`).digest('hex').slice(0, 40)}${suffix}`;
 }

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import type { CompilerHost, CompilerOptions, Diagnostic, Node, SourceFile, Type, TypeChecker } from 'typescript';
 import { generateTypings, type TypingsServerInput } from '../typings/index.js';
 import type { ServerCatalog } from './catalog-view.js';
@@ -179,7 +179,8 @@ function warmUp(ts: TypeScript): void {
  * they are the call check's business, not the warnings'.
  */
 async function typingsOf(state: Warm, inputs: readonly TypingsServerInput[]): Promise<string> {
-  const key = createHash('sha256')
+  const key = nodeCrypto()
+    .createHash('sha256')
     .update(JSON.stringify(inputs.map((i) => [i.server, i.tools, i.prompts, i.observed ? [...i.observed] : null])))
     .digest('hex');
   let text = state.typings.get(key);

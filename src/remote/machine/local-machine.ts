@@ -1,4 +1,4 @@
-import { spawn as spawnChild } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { chmod, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
@@ -8,6 +8,7 @@ import { loadUndici } from './lazy-modules.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { closePins, openPins, pinnedStdio } from './pinned-fds.js';
 import { UnchangedFiles } from './unchanged-file.js';
+import { nodeChildProcess } from '../../common/lazy-node.js';
 
 /** The machine berry-mcp itself runs on. */
 export class LocalMachine implements Machine {
@@ -80,9 +81,9 @@ export class LocalMachine implements Machine {
     const pins = spec.pins ?? [];
     const opened = openPins(pins, spec.command);
     if ('error' in opened) return failedProcess(opened.error);
-    let child: ReturnType<typeof spawnChild>;
+    let child: ChildProcess;
     try {
-      child = spawnChild(spec.command, [...spec.args], {
+      child = nodeChildProcess().spawn(spec.command, [...spec.args], {
         cwd: spec.cwd,
         env: spec.clearEnv ? { ...spec.env } : childEnv(spec.env),
         // A new session makes the child a process-group leader, so the whole group can be killed.

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import type { Machine } from './machine.js';
 
 export interface ReplaceFileOptions {
@@ -17,7 +17,7 @@ export interface ReplaceFileOptions {
  * A symlink at `path` is replaced by the file: give the link's target (link-target.ts) to keep it.
  */
 export async function replaceFile(machine: Machine, path: string, data: string, options: ReplaceFileOptions): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = `${path}.${nodeCrypto().randomBytes(6).toString('hex')}.tmp`;
   try {
     await machine.writeFile(temp, data, { mode: options.mode, exclusive: true }, options.signal);
     if (options.exactMode === true) await machine.chmod(temp, options.mode, options.signal);

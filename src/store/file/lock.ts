@@ -3,7 +3,7 @@
  * refresh, so two processes never spend one refresh token. A lock older than `staleMs` was left
  * by a process that died mid-refresh and is taken over.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BerryError } from '../../common/errors.js';
 import type { Machine } from '../../remote/machine/index.js';
@@ -22,7 +22,7 @@ const POLL_MS = 50;
 export async function withFileLock<T>(machine: Machine, path: string, fn: () => Promise<T>, options: LockOptions = {}): Promise<T> {
   const staleMs = options.staleMs ?? 30_000;
   const deadline = Date.now() + (options.waitMs ?? 20_000);
-  const owner = randomBytes(8).toString('hex');
+  const owner = nodeCrypto().randomBytes(8).toString('hex');
   await machine.mkdir(path.slice(0, path.lastIndexOf('/')), TOKEN_DIR_MODE, options.signal);
   // A file without a readable stamp may be one being written right now: it is stale only once it
   // has looked like that for staleMs.

@@ -4,7 +4,7 @@
  * process; reads are bounded in Redis itself (a script checks STRLEN before GET), so a huge value
  * someone else wrote is never sent, let alone parsed.
  */
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BerryError } from '../../common/errors.js';
 import type { LeaseOptions, Store, StoreArea, StoreReadOptions, StoreWriteOptions } from '../store.js';
@@ -76,7 +76,7 @@ export class RedisStore implements Store {
     const key = this.leaseKeyOf(area, name);
     const ttlMs = options.staleMs ?? 30_000;
     const deadline = Date.now() + (options.waitMs ?? 20_000);
-    const owner = randomBytes(16).toString('hex');
+    const owner = nodeCrypto().randomBytes(16).toString('hex');
     while (!(await this.connection.run((client) => takeLease(client, key, owner, ttlMs), options.signal))) {
       if (Date.now() > deadline) {
         throw new BerryError('MCP_AUTH_REQUIRED', `Another process has held the sign-in lease ${key} in the shared store for too long; retry.`);

@@ -4,7 +4,7 @@
  * server's, another fleet's prefix) does not decrypt there.
  */
 import { Buffer } from 'node:buffer';
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../common/lazy-node.js';
 import { BerryError } from '../../common/errors.js';
 
 const MARK = 'berry.v1.';
@@ -12,8 +12,8 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export function seal(key: Buffer, keyName: string, text: string): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const iv = nodeCrypto().randomBytes(IV_BYTES);
+  const cipher = nodeCrypto().createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(keyName, 'utf8'));
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return MARK + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
@@ -24,7 +24,7 @@ export function open(key: Buffer, keyName: string, sealed: string): string {
   const raw = sealed.startsWith(MARK) ? Buffer.from(sealed.slice(MARK.length), 'base64') : Buffer.alloc(0);
   try {
     if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('not a sealed record');
-    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
+    const decipher = nodeCrypto().createDecipheriv('aes-256-gcm', key, raw.subarray(0, IV_BYTES));
     decipher.setAAD(Buffer.from(keyName, 'utf8'));
     decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');

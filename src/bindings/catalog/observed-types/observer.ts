@@ -10,7 +10,7 @@
  * The host's own learning (the library's, the CLI's) is the only one saved; a client's lives in
  * memory while the client does.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../common/lazy-node.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import type { CatalogStore } from '../catalog-store.js';
 import type { ServerConnection } from '../../connection/connection.js';
@@ -62,7 +62,7 @@ const catalogHashes = new WeakMap<readonly Tool[], string>();
 export function catalogHash(tools: readonly Tool[]): string {
   let hash = catalogHashes.get(tools);
   if (hash === undefined) {
-    hash = createHash('sha256').update(JSON.stringify(tools)).digest('hex');
+    hash = nodeCrypto().createHash('sha256').update(JSON.stringify(tools)).digest('hex');
     catalogHashes.set(tools, hash);
   }
   return hash;

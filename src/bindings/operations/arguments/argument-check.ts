@@ -9,7 +9,7 @@
  * not block a working server). Compiled validators are cached per schema object (the hot path: a
  * WeakMap lookup) and by schema hash (a catalog listed again compiles nothing).
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../common/lazy-node.js';
 import type { Tool } from '@modelcontextprotocol/client';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { BerryError } from '../../../common/errors.js';
@@ -89,7 +89,7 @@ export function everyErrorValidator(schema: object): Promise<ValidateFunction | 
 
 function compile(schema: object, allErrors = false): Promise<Compiled> {
   const json = JSON.stringify(schema);
-  const digest = createHash('sha256').update(json).digest('hex');
+  const digest = nodeCrypto().createHash('sha256').update(json).digest('hex');
   const hash = allErrors ? `all:${digest}` : digest;
   let compiled = byHash.get(hash);
   if (compiled === undefined) {

@@ -4,7 +4,7 @@
  * by the host between searches: a server's part is rebuilt only when its catalog changes (another
  * listing, another filter, other secrets to mask), so a warm search costs one query.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../../common/lazy-node.js';
 import type { Tool } from '@modelcontextprotocol/client';
 import MiniSearch, { type SearchResult } from 'minisearch';
 import type { ToolFilter, ValueRedactor } from '../../../config/index.js';
@@ -172,7 +172,7 @@ function bounded(text: unknown, max: number): string {
 /** A listing's content, for "the same tools again". A listing JSON cannot render is never the same. */
 function digestOf(listing: readonly Tool[]): string {
   try {
-    return createHash('sha256').update(JSON.stringify(listing)).digest('hex');
+    return nodeCrypto().createHash('sha256').update(JSON.stringify(listing)).digest('hex');
   } catch {
     return `unrenderable ${Math.random()}`;
   }

@@ -1,4 +1,4 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { nodeCrypto } from '../../../common/lazy-node.js';
 
 /** One usable line of a known_hosts file. */
 export interface KnownHostEntry {
@@ -89,7 +89,7 @@ export function keyTypeOf(key: Buffer): string {
 
 /** `SHA256:…` as printed by `ssh-keygen -lf` and OpenSSH's prompts. */
 export function fingerprintOf(key: Buffer): string {
-  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+  return `SHA256:${nodeCrypto().createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }
 
 function hostMatches(patterns: string, name: string): boolean {
@@ -110,8 +110,8 @@ function hashedHostMatches(field: string, name: string): boolean {
   const [, , salt, hash] = field.split('|');
   if (!salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest();
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
+  const actual = nodeCrypto().createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest();
+  return expected.length === actual.length && nodeCrypto().timingSafeEqual(expected, actual);
 }
 
 function globMatches(pattern: string, name: string): boolean {

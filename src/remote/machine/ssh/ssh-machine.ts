@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { nodeCrypto } from '../../../common/lazy-node.js';
 import type { Agent, Dispatcher } from 'undici';
 import { BerryError } from '../../../common/errors.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, SpawnSpec, WriteFileOptions } from '../machine.js';
@@ -168,7 +168,7 @@ export class SshMachine implements Machine {
   #currentSlot(): Slot {
     if (this.#closed) throw new BerryError('MACHINE_UNAVAILABLE', `${this.identity} is closed`);
     if (this.#slot && !this.#slot.dead) return this.#slot;
-    const id = `${++lifetimeCounter}-${randomBytes(6).toString('hex')}`;
+    const id = `${++lifetimeCounter}-${nodeCrypto().randomBytes(6).toString('hex')}`;
     this.#slot = new Slot(id, (slot) => this.#open(slot));
     return this.#slot;
   }
