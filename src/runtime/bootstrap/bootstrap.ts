@@ -6,7 +6,7 @@
  * it installs tools, text, image, console, store and load, and a one-shot global FINISH_GLOBAL that the
  * wrapped script calls as `FINISH_GLOBAL(async () => {…})`: it deletes itself, runs the script's
  * function and answers with a tagged string (see BOOTSTRAP_SOURCE). Compiled once per isolate,
- * from V8's code cache after the first run: keep it small, it is most of a run's start-up after
+ * from V8's code cache (code-cache.ts): keep it small, it is most of a run's start-up after
  * isolate creation.
  *
  * The source is assembled from named fragments, in this order: globals (globals-source.ts), guards
