@@ -12,8 +12,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 export function seal(key: Buffer, keyName: string, text: string): string {
-  const iv = nodeCrypto().randomBytes(IV_BYTES);
-  const cipher = nodeCrypto().createCipheriv('aes-256-gcm', key, iv);
+  const crypto = nodeCrypto();
+  const iv = crypto.randomBytes(IV_BYTES);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(keyName, 'utf8'));
   const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
   return MARK + Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');

@@ -110,8 +110,9 @@ function hashedHostMatches(field: string, name: string): boolean {
   const [, , salt, hash] = field.split('|');
   if (!salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const actual = nodeCrypto().createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest();
-  return expected.length === actual.length && nodeCrypto().timingSafeEqual(expected, actual);
+  const crypto = nodeCrypto();
+  const actual = crypto.createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest();
+  return expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
 }
 
 function globMatches(pattern: string, name: string): boolean {
