@@ -19,7 +19,8 @@ function prune(dir) {
   let left = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory() ? prune(path) : !existsSync(sourceOf(path))) {
+    // .cjs: the bundled command (scripts/bundle-cli.mjs), made again by prepare's build.
+    if (entry.isDirectory() ? prune(path) : !path.endsWith('.cjs') && !existsSync(sourceOf(path))) {
       if (!entry.isDirectory()) {
         rmSync(path);
         pruned.push(relative(root, path));

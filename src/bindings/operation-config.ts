@@ -33,11 +33,12 @@ export class OperationConfig {
     const last = this.#last;
     if (last?.loaded === loaded && last.lifetime === lifetime) return last;
     const scope = poolScope(this.#machine.identity, this.#cwd, loaded.path);
-    const live = new Set<string>();
-    for (const slot of loaded.servers) {
-      if (slot.status === 'ok') live.add(this.key(lifetime, slot.config));
-    }
-    this.#pool.sync(scope, live);
+    // The keys only when the pool holds a connection of this scope: a key hashes its entry.
+    this.#pool.sync(scope, () => {
+      const live = new Set<string>();
+      for (const slot of loaded.servers) if (slot.status === 'ok') live.add(this.key(lifetime, slot.config));
+      return live;
+    });
     this.#last = { loaded, lifetime, scope };
     return this.#last;
   }

@@ -5,7 +5,7 @@
 import { EnvVarMissingError, type ConfigError } from '../common/errors.js';
 import { resolveMachinePath } from './config-path.js';
 import { createExpandContext, expandVars, hasReference, type ExpandContext } from './expand-env.js';
-import { fingerprint, type CanonicalValue } from './fingerprint.js';
+import { withFingerprints, type CanonicalValue } from './fingerprint.js';
 import type { SandboxPolicy } from '../remote/machine/sandbox/sandbox-policy.js';
 import { indexPath, memberPath } from './json/json-path.js';
 import { serverConfigError, type Problem } from './problems.js';
@@ -82,20 +82,24 @@ function resolveStdio(entry: ValidStdioEntry, context: ResolveContext, expand: E
     ? resolveSandbox(entry.sandbox, { jsonPath: memberPath(base, 'sandbox'), server: entry.name, cwd, home: context.home }, expand, problems)
     : undefined;
   const timeoutMs = entry.timeoutMs;
-  return Object.freeze<ResolvedStdioConfig>({
-    kind: 'stdio',
-    name: entry.name,
-    command,
-    args: Object.freeze(args),
-    env: env.record,
-    cwd,
-    ...(sandbox ? { sandbox } : {}),
-    timeoutMs,
-    initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
-    protocol: entry.protocol,
-    ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
+  return withFingerprints<ResolvedStdioConfig>(
+    {
+      kind: 'stdio',
+      name: entry.name,
+      command,
+      args: Object.freeze(args),
+      env: env.record,
+      cwd,
+      ...(sandbox ? { sandbox } : {}),
+      timeoutMs,
+      initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+      protocol: entry.protocol,
+      ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
+      secrets: secretsOf(env.record, expand.substituted),
+      display: [entry.command, ...entry.args].join(' '),
+    },
     // The sandbox block (its private home included) is part of what a shared connection must match.
-    fingerprint: fingerprint({
+    {
       kind: 'stdio',
       command,
       args,
@@ -104,11 +108,9 @@ function resolveStdio(entry: ValidStdioEntry, context: ResolveContext, expand: E
       timeoutMs,
       ...protocolKey(entry.protocol),
       ...(sandbox ? { sandbox: sandboxKey(sandbox) } : {}),
-    }),
-    publicFingerprint: fingerprint({ kind: 'stdio', public: true, command, args, cwd }),
-    secrets: secretsOf(env.record, expand.substituted),
-    display: [entry.command, ...entry.args].join(' '),
-  });
+    },
+    { kind: 'stdio', public: true, command, args, cwd },
+  );
 }
 
 function sandboxKey(sandbox: SandboxPolicy): CanonicalValue {
@@ -138,28 +140,30 @@ function resolveHttp(entry: ValidHttpEntry, expand: ExpandContext, problems: Pro
   const oauth = entry.oauth === undefined ? undefined : resolveOAuth(entry, expand, problems);
   const timeoutMs = entry.timeoutMs;
   const oauthSecrets = oauth ? [oauth.clientSecret, oauth.privateKey, ...privateKeyLines(oauth.privateKey)] : [];
-  return Object.freeze<ResolvedHttpConfig>({
-    kind: 'http',
-    name: entry.name,
-    url,
-    headers: headers.record,
-    ...(oauth ? { oauth } : {}),
-    timeoutMs,
-    initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
-    protocol: entry.protocol,
-    ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
-    fingerprint: fingerprint({
+  return withFingerprints<ResolvedHttpConfig>(
+    {
+      kind: 'http',
+      name: entry.name,
+      url,
+      headers: headers.record,
+      ...(oauth ? { oauth } : {}),
+      timeoutMs,
+      initTimeoutMs: Math.min(timeoutMs, MAX_INIT_TIMEOUT_MS),
+      protocol: entry.protocol,
+      ...(entry.toolFilter ? { toolFilter: entry.toolFilter } : {}),
+      secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
+      display: entry.url,
+    },
+    {
       kind: 'http',
       url,
       headers: headers.record,
       timeoutMs,
       ...protocolKey(entry.protocol),
       ...(oauth ? { oauth: { ...oauth } } : {}),
-    }),
-    publicFingerprint: fingerprint({ kind: 'http', public: true, url }),
-    secrets: secretsOf(headers.record, [...expand.substituted, ...oauthSecrets.filter((s): s is string => s !== undefined)]),
-    display: entry.url,
-  });
+    },
+    { kind: 'http', public: true, url },
+  );
 }
 
 function resolveOAuth(entry: ValidHttpEntry, expand: ExpandContext, problems: Problem[]): ResolvedOAuthConfig {

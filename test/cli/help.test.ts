@@ -3,6 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMANDS } from '../../src/cli/commands.js';
 import { berry } from '../support/berry-cli.js';
+import { runProcess } from '../support/processes.js';
 import { everythingPath, FIXTURES_DIR, PROJECT_ROOT } from '../support/paths.js';
 import { tempDir } from '../support/temp-dir.js';
 import { writeConfig } from '../support/write-config.js';
@@ -65,8 +66,15 @@ describe('berry-mcp help and usage errors', function () {
       const help = await berry(['--help'], { cwd, env });
       assert.equal(help.code, 0, help.stderr);
       const helpImports = readFileSync(log, 'utf8');
-      assert.match(helpImports, /dist\/src\/cli\/main\.js/, 'the log works');
-      assert.doesNotMatch(helpImports, /@modelcontextprotocol|node_modules\/ajv|undici|ssh2|isolated-vm|runtime\/run-script/);
+      assert.match(helpImports, /require \S*dist\/src\/cli\/launch\.cjs/, 'the log works (the bundled command)');
+      assert.doesNotMatch(helpImports, /@modelcontextprotocol|node_modules\/ajv|undici|ssh2|isolated-vm/);
+      rmSync(log);
+      // berry-mcp's own modules are one file in the bundle: the unbundled entry shows which of them load.
+      const unbundled = await runProcess(process.execPath, [join(PROJECT_ROOT, 'dist', 'src', 'bin.js'), '--help'], { cwd, env });
+      assert.equal(unbundled.code, 0, unbundled.stderr);
+      const ownImports = readFileSync(log, 'utf8');
+      assert.match(ownImports, /dist\/src\/cli\/main\.js/, 'the log works');
+      assert.doesNotMatch(ownImports, /@modelcontextprotocol|node_modules\/ajv|undici|ssh2|isolated-vm|runtime\/run-script/);
       rmSync(log);
       const run = await berry(['run', '-', '--config', join(tmp.dir, 'none.json')], { cwd: tmp.dir, env, input: 'text(1)' });
       // An explicit --config that is missing is refused before the run; use the default one instead.

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { berry } from '../support/berry-cli.js';
 import { FIXTURES_DIR, PROJECT_ROOT } from '../support/paths.js';
@@ -31,10 +31,10 @@ describe('the berry-mcp launcher (bin/berry-mcp)', function () {
     const result = await berry(['run', '-'], { cwd: tmp.dir, env, input: 'text(1)' });
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, '1\n');
-    const binLoads = readFileSync(log, 'utf8')
+    const launches = readFileSync(log, 'utf8')
       .split('\n')
-      .filter((l) => l.endsWith('dist/src/bin.js'));
-    assert.equal(binLoads.length, 1, 'bin.js loaded by one process only');
+      .filter((l) => /^require \S*dist\/src\/cli\/launch\.cjs from/.test(l));
+    assert.equal(launches.length, 1, 'launch.cjs loaded by one process only');
     // The control: started as `node dist/src/bin.js`, the bin re-executes Node, and the log shows two.
     const again = join(tmp.dir, 'again.log');
     const node = await runProcess(process.execPath, [join(PROJECT_ROOT, 'dist/src/bin.js'), 'run', '-'], {
@@ -49,5 +49,48 @@ describe('the berry-mcp launcher (bin/berry-mcp)', function () {
         .filter((l) => l.endsWith('dist/src/bin.js')).length,
       2,
     );
+  });
+});
+
+describe('which file the launcher starts', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    tmp = tempDir();
+    mkdirSync(join(tmp.dir, 'bin'));
+    mkdirSync(join(tmp.dir, 'dist', 'src', 'cli'), { recursive: true });
+    copyFileSync(join(PROJECT_ROOT, 'bin', 'berry-mcp'), join(tmp.dir, 'bin', 'berry-mcp'));
+  });
+  afterEach(() => tmp.cleanup());
+
+  /** The Node command line the launcher would run (sh -x traces its exec; the "node" it finds is a stub). */
+  async function started(): Promise<string> {
+    mkdirSync(join(tmp.dir, 'stub'), { recursive: true });
+    writeFileSync(join(tmp.dir, 'stub', 'node'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const result = await runProcess('sh', ['-x', join(tmp.dir, 'bin', 'berry-mcp'), '--version'], {
+      cwd: tmp.dir,
+      env: { PATH: `${join(tmp.dir, 'stub')}:${process.env['PATH']}` },
+    });
+    assert.equal(result.code, 0, result.stderr);
+    return result.stderr.split('\n').find((line) => line.startsWith('+ exec node')) ?? result.stderr;
+  }
+  const at = (path: string, seconds: number): void => {
+    writeFileSync(path, '');
+    utimesSync(path, seconds, seconds);
+  };
+
+  it('the bundle when it is as new as the build or newer (a packed package sets every mtime alike)', async () => {
+    at(join(tmp.dir, 'dist', 'src', 'bin.js'), 1_000_000);
+    at(join(tmp.dir, 'dist', 'src', 'cli', 'launch.cjs'), 1_000_000);
+    assert.match(await started(), /dist\/src\/cli\/launch\.cjs --version$/);
+    at(join(tmp.dir, 'dist', 'src', 'cli', 'launch.cjs'), 2_000_000);
+    assert.match(await started(), /dist\/src\/cli\/launch\.cjs --version$/);
+  });
+
+  it('dist/src/bin.js when a tsc build since left the bundle behind, or there is none', async () => {
+    at(join(tmp.dir, 'dist', 'src', 'cli', 'launch.cjs'), 1_000_000);
+    at(join(tmp.dir, 'dist', 'src', 'bin.js'), 1_000_001);
+    assert.match(await started(), /dist\/src\/bin\.js --version$/);
+    rmSync(join(tmp.dir, 'dist', 'src', 'cli', 'launch.cjs'));
+    assert.match(await started(), /dist\/src\/bin\.js --version$/);
   });
 });

@@ -111,6 +111,8 @@ describe('the packed package, installed outside the clone', function () {
       'README.md',
       'bin/berry-mcp',
       'dist/src/bin.js',
+      'dist/src/cli/launch.cjs',
+      'dist/src/cli/command.cjs',
       'dist/src/index.js',
       'dist/src/index.d.ts',
       'typings/berry-mcp.d.ts',
@@ -119,7 +121,7 @@ describe('the packed package, installed outside the clone', function () {
       assert.ok(paths.includes(needed), `the tarball has ${needed}`);
     }
     const strays = paths.filter(
-      (p) => !/^(package\.json|README\.md|bin\/berry-mcp|typings\/|scripts\/build-isolated-vm\.mjs$|dist\/src\/.*\.(js|d\.ts)$)/.test(p),
+      (p) => !/^(package\.json|README\.md|bin\/berry-mcp|typings\/|scripts\/build-isolated-vm\.mjs$|dist\/src\/.*\.(js|cjs|d\.ts)$)/.test(p),
     );
     assert.deepEqual(strays, [], 'the tarball holds only the package (no tests, sources, source maps)');
     const sourceless = paths.filter(

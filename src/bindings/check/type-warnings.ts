@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { nodeCrypto } from '../../common/lazy-node.js';
+import { PACKAGE_ROOT } from '../../common/package-root.js';
 import type { CompilerHost, CompilerOptions, Diagnostic, Node, SourceFile, Type, TypeChecker } from 'typescript';
 import { generateTypings, type TypingsServerInput } from '../typings/index.js';
 import type { ServerCatalog } from './catalog-view.js';
@@ -30,7 +31,6 @@ const MAYBE_ABSENT = new Set([18048, 2532, 18047, 2531, 18049]);
 
 const API_FILE = '/berry-mcp/api.d.ts';
 const SERVERS_FILE = '/berry-mcp/servers.d.ts';
-const PACKAGE_ROOT = new URL('../../../../', import.meta.url);
 
 interface Warm {
   readonly ts: TypeScript;

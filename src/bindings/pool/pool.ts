@@ -169,10 +169,12 @@ export class ConnectionPool {
   /**
    * Called after each successful config read of `scope`: entries of that scope whose key is no
    * longer produced by the config retire, and close once their in-flight operations end.
+   * `liveKeys` is asked only when the pool holds an entry of that scope.
    */
-  sync(scope: string, liveKeys: ReadonlySet<string>): void {
+  sync(scope: string, liveKeys: () => ReadonlySet<string>): void {
+    let live: ReadonlySet<string> | undefined;
     for (const entry of this.#entries.values()) {
-      if (!entry.scopes.has(scope) || liveKeys.has(entry.key)) continue;
+      if (!entry.scopes.has(scope) || (live ??= liveKeys()).has(entry.key)) continue;
       entry.scopes.delete(scope);
       if (entry.scopes.size === 0) this.#retire(entry);
     }

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { UsageError } from '../usage.js';
+import { nodeFsPromises } from '../../common/lazy-node.js';
 import { ImageWriter, json, readStream } from '../output/blocks.js';
 import type { CommandHandler } from '../context.js';
 import { ProgressLines } from '../output/progress.js';
@@ -64,7 +64,7 @@ export const runCommand: CommandHandler = async ({ args, io, signal, host }) => 
 
 async function readScript(path: string, given: string): Promise<string> {
   try {
-    return await readFile(path, 'utf8');
+    return await nodeFsPromises().readFile(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new UsageError(`no script at ${given} (${path} does not exist)`, 'run');

@@ -1,8 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { RenderedBlock } from './render.js';
+import { nodeFsPromises } from '../../common/lazy-node.js';
 
 /** Where images go: --out, else one folder per run under the temp dir, named by time and pid. */
 export class ImageWriter {
@@ -21,12 +21,12 @@ export class ImageWriter {
     if (this.#dir === undefined) {
       const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
       const dir = this.#outDir === undefined ? join(tmpdir(), 'berry-mcp', `${stamp}-${process.pid}`) : resolve(this.#cwd, this.#outDir);
-      await mkdir(dir, { recursive: true });
+      await nodeFsPromises().mkdir(dir, { recursive: true });
       this.#dir = dir;
     }
     const ext = image.mimeType.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin';
     const path = join(this.#dir, `image-${++this.#count}.${ext}`);
-    await writeFile(path, Buffer.from(image.data, 'base64'));
+    await nodeFsPromises().writeFile(path, Buffer.from(image.data, 'base64'));
     return path;
   }
 }

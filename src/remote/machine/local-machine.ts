@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { chmod, lstat, mkdir, readlink, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Agent, Dispatcher } from 'undici';
 import { childEnv } from './child-env.js';
@@ -8,7 +7,7 @@ import { loadUndici } from './lazy-modules.js';
 import type { FileInfo, FileInfoOptions, Machine, MachineProcess, ProcessExit, SpawnSpec, WriteFileOptions } from './machine.js';
 import { closePins, openPins, pinnedStdio } from './pinned-fds.js';
 import { UnchangedFiles } from './unchanged-file.js';
-import { nodeChildProcess } from '../../common/lazy-node.js';
+import { nodeChildProcess, nodeFsPromises } from '../../common/lazy-node.js';
 
 /** The machine berry-mcp itself runs on. */
 export class LocalMachine implements Machine {
@@ -38,25 +37,25 @@ export class LocalMachine implements Machine {
 
   async writeFile(path: string, data: string, options: WriteFileOptions, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    await writeFile(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
+    await nodeFsPromises().writeFile(path, data, { mode: options.mode, flag: options.exclusive ? 'wx' : 'w' });
   }
 
   async rename(from: string, to: string, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    await rename(from, to);
+    await nodeFsPromises().rename(from, to);
   }
 
   async mkdir(path: string, mode: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    const created = await mkdir(path, { recursive: true, mode });
+    const created = await nodeFsPromises().mkdir(path, { recursive: true, mode });
     // mkdir's mode is masked by the umask; the innermost directory gets exactly `mode`.
-    if (created !== undefined) await chmod(path, mode);
+    if (created !== undefined) await nodeFsPromises().chmod(path, mode);
   }
 
   async unlink(path: string, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
     try {
-      await unlink(path);
+      await nodeFsPromises().unlink(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
@@ -64,17 +63,17 @@ export class LocalMachine implements Machine {
 
   async readLink(path: string, signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
-    return readlink(path);
+    return nodeFsPromises().readlink(path);
   }
 
   async realPath(path: string, signal?: AbortSignal): Promise<string> {
     signal?.throwIfAborted();
-    return realpath(path);
+    return nodeFsPromises().realpath(path);
   }
 
   async chmod(path: string, mode: number, signal?: AbortSignal): Promise<void> {
     signal?.throwIfAborted();
-    await chmod(path, mode);
+    await nodeFsPromises().chmod(path, mode);
   }
 
   async spawn(spec: SpawnSpec): Promise<MachineProcess> {
@@ -138,7 +137,8 @@ export class LocalMachine implements Machine {
   async fileInfo(path: string, signal?: AbortSignal, options: FileInfoOptions = {}): Promise<FileInfo | undefined> {
     signal?.throwIfAborted();
     try {
-      const stats = await (options.followLinks ? stat : lstat)(path);
+      const fs = nodeFsPromises();
+      const stats = await (options.followLinks ? fs.stat(path) : fs.lstat(path));
       const type = stats.isSymbolicLink() ? 'symlink' : stats.isDirectory() ? 'directory' : stats.isFile() ? 'file' : 'other';
       return { type, uid: stats.uid, mode: stats.mode & 0o7777 };
     } catch (error) {

@@ -16,6 +16,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { BerryError } from '../../common/errors.js';
+import { BUILT_SOURCES } from '../../common/package-root.js';
 import { StateValues, type RunRecord, type RunScriptOptions } from '../../runtime/index.js';
 import { PoolRun } from './pool-run.js';
 import { limitsOf, type FromWorker, type ToWorker, type WorkerHealth } from './worker-protocol.js';
@@ -57,7 +58,7 @@ const STOPPED: ReadonlyMap<string, string> = new Map([
   ['SCRIPT_TIMEOUT', 'reached its time limit'],
   ['SCRIPT_ABORTED', 'was aborted'],
 ]);
-const DEFAULT_WORKER = new URL('./run-worker.js', import.meta.url);
+const DEFAULT_WORKER = new URL('serve/workers/run-worker.js', BUILT_SOURCES);
 
 export class WorkerPool {
   readonly size: number;
