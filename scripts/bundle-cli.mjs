@@ -1,4 +1,4 @@
-// Bundles the berry-mcp command, after tsc, into two CommonJS files in dist/src/cli/ (src/cli/launch.ts
+// Bundles the berry-mcp command, after tsc, into two CommonJS files in dist/src/cli/ (src/cli/launch/launch.ts
 // says why): command.cjs, everything cli/start.js reaches; launch.cjs, which turns on Node's compile
 // cache and then loads command.cjs. Packages stay outside (required from node_modules as before).
 // bin/berry-mcp starts launch.cjs unless a later tsc build made it older than dist/src/bin.js.
@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 const cli = fileURLToPath(new URL('../dist/src/cli/', import.meta.url));
 
 // A package loaded late by import() is required instead, in a function run on first use: import()
-// from code compiled by node:vm (src/cli/bundle-cache.ts) needs an experimental flag on Node 20.
+// from code compiled by node:vm (src/cli/launch/bundle-cache.ts) needs an experimental flag on Node 20.
 // Every package berry-mcp imports late has a CommonJS entry; esbuild's __toESM gives require's
 // answer the shape of import()'s (`default` and the named exports).
 const importAsRequire = {
@@ -40,4 +40,4 @@ const options = {
 // The launcher last: a failed bundle leaves it older than the build, and the launcher then runs dist/src/bin.js.
 rmSync(`${cli}launch.cjs`, { force: true });
 await build({ ...options, entryPoints: [`${cli}start.js`], outfile: `${cli}command.cjs` });
-await build({ ...options, entryPoints: [`${cli}launch.js`], outfile: `${cli}launch.cjs`, external: ['./command.cjs'] });
+await build({ ...options, entryPoints: [`${cli}launch/launch.js`], outfile: `${cli}launch.cjs`, external: ['./command.cjs'] });

@@ -1,4 +1,4 @@
-// The code cache of the bundled command (src/cli/bundle-cache.ts, Node 20) is compiled code that
+// The code cache of the bundled command (src/cli/launch/bundle-cache.ts, Node 20) is compiled code that
 // runs as the user who starts berry-mcp. The cheapest way around it: another local user plants a
 // cache for the bundle in a folder both can write (XDG_CACHE_HOME pointed at one), with the right
 // first line (the bundle's size, mtime and inode are anyone's to read) and the code of their

@@ -1,5 +1,5 @@
 // The bundled command (dist/src/cli/command.cjs, scripts/bundle-cli.mjs) and the V8 code cache that
-// src/cli/bundle-cache.ts keeps of it on a Node without a module compile cache (Node 20). Each case
+// src/cli/launch/bundle-cache.ts keeps of it on a Node without a module compile cache (Node 20). Each case
 // runs a copy of the two bundled files in its own folder (test/support/bundle-copy.ts), so a case
 // may edit the bundle. A cache planted by someone else: test/adversarial/bundle-cache.test.ts.
 import assert from 'node:assert/strict';

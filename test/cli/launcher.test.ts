@@ -65,7 +65,8 @@ describe('which file the launcher starts', () => {
   /** The Node command line the launcher would run (sh -x traces its exec; the "node" it finds is a stub). */
   async function started(): Promise<string> {
     mkdirSync(join(tmp.dir, 'stub'), { recursive: true });
-    writeFileSync(join(tmp.dir, 'stub', 'node'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    // It reads its stdin to the end, as a command would: the test's write to it must not meet a closed pipe.
+    writeFileSync(join(tmp.dir, 'stub', 'node'), '#!/bin/sh\nexec cat >/dev/null\n', { mode: 0o755 });
     const result = await runProcess('sh', ['-x', join(tmp.dir, 'bin', 'berry-mcp'), '--version'], {
       cwd: tmp.dir,
       env: { PATH: `${join(tmp.dir, 'stub')}:${process.env['PATH']}` },

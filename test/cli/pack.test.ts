@@ -124,10 +124,13 @@ describe('the packed package, installed outside the clone', function () {
       (p) => !/^(package\.json|README\.md|bin\/berry-mcp|typings\/|scripts\/build-isolated-vm\.mjs$|dist\/src\/.*\.(js|cjs|d\.ts)$)/.test(p),
     );
     assert.deepEqual(strays, [], 'the tarball holds only the package (no tests, sources, source maps)');
+    // The two .cjs files are the bundled command (scripts/bundle-cli.mjs), built of the rest.
+    const bundled = ['dist/src/cli/command.cjs', 'dist/src/cli/launch.cjs'];
     const sourceless = paths.filter(
-      (p) => p.startsWith('dist/src/') && !existsSync(join(PROJECT_ROOT, p.replace(/^dist\//, '').replace(/\.(d\.ts|js)$/, '.ts'))),
+      (p) => p.startsWith('dist/src/') && !bundled.includes(p) && !existsSync(join(PROJECT_ROOT, p.replace(/^dist\//, '').replace(/\.(d\.ts|js)$/, '.ts'))),
     );
     assert.deepEqual(sourceless, [], 'every file of dist/src in the tarball is built from a source of src/');
+    assert.deepEqual(paths.filter((p) => p.endsWith('.cjs')).sort(), bundled, 'no other .cjs file');
     assert.ok(!existsSync(planted), 'prepack removed the stale build output');
     assert.equal((files.find((f) => f.path === 'bin/berry-mcp')!.mode & 0o111) !== 0, true, 'the launcher is executable');
 

@@ -1,7 +1,7 @@
 /**
  * Where the installed berry-mcp command starts (bin/berry-mcp): a compile cache first, then the
- * command itself, bundled into one CommonJS file beside this one (dist/src/cli/command.cjs, made
- * of cli/start.ts by scripts/bundle-cli.mjs). One file instead of ≈ 170 ES modules: under Node
+ * command itself, bundled into one CommonJS file (dist/src/cli/command.cjs, made of cli/start.ts by
+ * scripts/bundle-cli.mjs). This file runs bundled too, as dist/src/cli/launch.cjs, beside it. One file instead of ≈ 170 ES modules: under Node
  * 20's ES loader each costs ≈ 0.4 ms to resolve, read and link, and the loader's own built-in
  * modules are compiled from source when Node starts without its snapshot, as `run` must.
  * CommonJS keeps what the modules load late late: a module reached by `import()` is one function
@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { compileCacheDir, enableCompileCache } from '../common/compile-cache.js';
+import { compileCacheDir, enableCompileCache } from '../../common/compile-cache.js';
 import { requireWithCodeCache } from './bundle-cache.js';
 
 const command = fileURLToPath(new URL('command.cjs', import.meta.url));
