@@ -6,9 +6,10 @@
  */
 import { nodeCrypto } from '../../../common/lazy-node.js';
 import type { Tool } from '@modelcontextprotocol/client';
-import MiniSearch, { type SearchResult } from 'minisearch';
+import type { Options, SearchResult } from 'minisearch';
 import type { ToolFilter, ValueRedactor } from '../../../config/index.js';
 import { applyToolFilter } from '../tool-filter.js';
+import { LeanMiniSearch } from './lean-minisearch.js';
 import { processTerm, tokenize } from './search-terms.js';
 
 /** A tool as found: its server's name and the tool as the model may see it (masked). */
@@ -18,7 +19,7 @@ export interface IndexedTool {
 }
 
 /** What one tool gives the index, each field bounded: a hostile description costs no more than a long one. */
-interface Document {
+export interface Document {
   readonly id: number;
   readonly name: string;
   readonly title: string;
@@ -46,23 +47,26 @@ interface Part {
   readonly ids: readonly number[];
 }
 
+/** The index's minisearch options (exported for the check of lean-minisearch.ts against minisearch). */
+export const INDEX_OPTIONS: Options<Document> = {
+  fields: ['name', 'title', 'args', 'description'],
+  storeFields: [],
+  tokenize: (text) => tokenize(text),
+  processTerm: (term) => processTerm(term),
+  searchOptions: {
+    // Name > title > argument names > description: a word in a tool's name says most about it.
+    boost: { name: 3, title: 2, args: 1.5, description: 1 },
+    // Short terms would match half the vocabulary as prefixes, and be fuzzy matches of everything.
+    prefix: (term) => term.length >= 3,
+    fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
+    maxFuzzy: 2,
+    combineWith: 'OR',
+    tokenize: queryTerms,
+  },
+};
+
 export class ToolIndex {
-  readonly #search = new MiniSearch<Document>({
-    fields: ['name', 'title', 'args', 'description'],
-    storeFields: [],
-    tokenize: (text) => tokenize(text),
-    processTerm: (term) => processTerm(term),
-    searchOptions: {
-      // Name > title > argument names > description: a word in a tool's name says most about it.
-      boost: { name: 3, title: 2, args: 1.5, description: 1 },
-      // Short terms would match half the vocabulary as prefixes, and be fuzzy matches of everything.
-      prefix: (term) => term.length >= 3,
-      fuzzy: (term) => (term.length >= 5 ? 0.2 : false),
-      maxFuzzy: 2,
-      combineWith: 'OR',
-      tokenize: queryTerms,
-    },
-  });
+  readonly #search = new LeanMiniSearch<Document>(INDEX_OPTIONS);
   readonly #tools = new Map<number, IndexedTool>();
   readonly #parts = new Map<string, Part>();
   #nextId = 1;
@@ -153,7 +157,7 @@ function isTool(tool: unknown): tool is Tool {
   return typeof name === 'string' && typeof inputSchema === 'object' && inputSchema !== null;
 }
 
-function documentOf(id: number, tool: Tool): Document {
+export function documentOf(id: number, tool: Tool): Document {
   const properties = tool.inputSchema?.properties;
   const args = properties && typeof properties === 'object' ? Object.keys(properties).slice(0, MAX_ARGS).join(' ') : '';
   return {
