@@ -14,6 +14,7 @@ import { noRedaction } from '../src/config/index.js';
 import { createHost, type Host } from '../src/index.js';
 import { LocalMachine } from '../src/remote/machine/local-machine.js';
 import { catalogServerPath } from '../test/support/paths.js';
+import { MODEL_QUERIES } from '../test/support/search-queries.js';
 import { NODE, settled, tempDir, writeConfig } from './fixtures.js';
 import { row, type Row } from './rows.js';
 import { alternate, pairedRatios } from './stats.js';
@@ -22,19 +23,6 @@ const SECTION = '18 search';
 const SERVERS = 10;
 const PER_SERVER = 500;
 const ROUNDS = 7;
-/** Queries a model writes: a few words, some naming a tool outright. */
-const QUERIES = [
-  'create invoice',
-  'delete customer billing',
-  'list tickets',
-  'sync repository branch',
-  'export report analytics',
-  'approve payment',
-  'search messages in chat',
-  'count alerts monitoring',
-  'crm_update_contact',
-  'archive document storage',
-];
 
 async function timed(host: Host, query: string): Promise<number> {
   const started = performance.now();
@@ -46,7 +34,7 @@ async function timed(host: Host, query: string): Promise<number> {
 
 async function searches(host: Host): Promise<number[]> {
   const samples: number[] = [];
-  for (const query of QUERIES) samples.push(await timed(host, query));
+  for (const query of MODEL_QUERIES) samples.push(await timed(host, query));
   return samples;
 }
 
@@ -66,12 +54,12 @@ export default async function search(log: (message: string) => void): Promise<Ro
     const listed = await live.list({});
     const count = listed.servers.reduce((n, s) => n + (s.status === 'connected' ? s.tools.length : 0), 0);
     if (count !== SERVERS * PER_SERVER) throw new Error(`listed ${count} tools, not ${SERVERS * PER_SERVER}`);
-    const build = await timed(live, QUERIES[0]!);
+    const build = await timed(live, MODEL_QUERIES[0]!);
     log(`first search on the live host (builds the index): ${build.toFixed(1)} ms`);
     // A host on the saved catalogs only: its servers are never started.
     const saved = createHost({ cwd: dir, configPath, savedCatalogs });
     hosts.push(saved);
-    await timed(saved, QUERIES[0]!);
+    await timed(saved, MODEL_QUERIES[0]!);
     const list = async (): Promise<number> => {
       const started = performance.now();
       await live.list({});
@@ -105,7 +93,7 @@ export default async function search(log: (message: string) => void): Promise<Ro
     for (let round = 0; round < ROUNDS; round++) {
       const fresh = createHost({ cwd: dir, configPath, savedCatalogs });
       try {
-        cold.push(await timed(fresh, QUERIES[round % QUERIES.length]!));
+        cold.push(await timed(fresh, MODEL_QUERIES[round % MODEL_QUERIES.length]!));
       } finally {
         await fresh.close();
       }

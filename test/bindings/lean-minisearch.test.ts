@@ -10,20 +10,12 @@ import MiniSearch from 'minisearch';
 import { LeanMiniSearch } from '../../src/bindings/operations/search/lean-minisearch.js';
 import { documentOf, INDEX_OPTIONS, type Document } from '../../src/bindings/operations/search/tool-index.js';
 import { catalogServerPath } from '../support/paths.js';
+import { MODEL_QUERIES } from '../support/search-queries.js';
 import { rawLists, referenceServers } from '../support/reference-lists.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const QUERIES = [
-  'create invoice',
-  'delete customer billing',
-  'list tickets',
-  'sync repository branch',
-  'export report analytics',
-  'approve payment',
-  'search messages in chat',
-  'count alerts monitoring',
-  'crm_update_contact',
-  'archive document storage',
+  ...MODEL_QUERIES,
   'write file',
   'entity',
   'add numbers',
