@@ -33,7 +33,7 @@ describe('the berry-mcp launcher (bin/berry-mcp)', function () {
     assert.equal(result.stdout, '1\n');
     const launches = readFileSync(log, 'utf8')
       .split('\n')
-      .filter((l) => /^require \S*dist\/src\/cli\/launch\.cjs from/.test(l));
+      .filter((l) => l.startsWith('file://') && l.endsWith('dist/src/cli/launch.cjs'));
     assert.equal(launches.length, 1, 'launch.cjs loaded by one process only');
     // The control: started as `node dist/src/bin.js`, the bin re-executes Node, and the log shows two.
     const again = join(tmp.dir, 'again.log');
