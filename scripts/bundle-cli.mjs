@@ -2,7 +2,7 @@
 // says why): command.cjs, everything cli/start.js reaches; launch.cjs, which turns on Node's compile
 // cache and then loads command.cjs. Packages stay outside (required from node_modules as before).
 // bin/berry-mcp starts launch.cjs unless a later tsc build made it older than dist/src/bin.js.
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -40,4 +40,6 @@ const options = {
 // The launcher last: a failed bundle leaves it older than the build, and the launcher then runs dist/src/bin.js.
 rmSync(`${cli}launch.cjs`, { force: true });
 await build({ ...options, entryPoints: [`${cli}start.js`], outfile: `${cli}command.cjs` });
+if (readFileSync(`${cli}command.cjs`, 'utf8').includes('import('))
+  throw new Error('bundle-cli: command.cjs still has an import(), which code compiled by node:vm cannot run on Node 20');
 await build({ ...options, entryPoints: [`${cli}launch/launch.js`], outfile: `${cli}launch.cjs`, external: ['./command.cjs'] });

@@ -16,7 +16,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { Script, constants } from 'node:vm';
+import { Script } from 'node:vm';
 
 /** Runs CommonJS file `file` as `require` would, compiled with the code cache kept in `dir`. */
 export function requireWithCodeCache(file: string, dir: string): void {
@@ -33,11 +33,10 @@ export function requireWithCodeCache(file: string, dir: string): void {
   const start = process.execArgv.includes('--no-node-snapshot') ? '-no-snapshot' : '';
   const cacheFile = join(dir, `${basename(file)}-${process.version}-${process.arch}${start}.v8`);
   const cachedData = readCache(cacheFile, identity);
+  // No importModuleDynamically: the bundle has no import() (scripts/bundle-cli.mjs makes each a require and checks it).
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
-    // The bundle's own import() calls (packages loaded late) go to Node's loader, as from a file.
-    importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cachedData === undefined || script.cachedDataRejected === true) process.once('exit', () => writeCache(script, dir, cacheFile, identity));
   const module = new Module(file);
