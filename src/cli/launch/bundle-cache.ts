@@ -21,30 +21,30 @@ import { Script } from 'node:vm';
 /** Runs CommonJS file `file` as `require` would, compiled with the code cache kept in `dir`. */
 export function requireWithCodeCache(file: string, dir: string): void {
   const fd = openSync(file, 'r');
-  let identity: string;
+  let header: Buffer;
   let source: string;
   try {
     const stats = fstatSync(fd);
-    identity = `${stats.size} ${stats.mtimeMs} ${stats.ino}\n`;
+    header = Buffer.from(`${stats.size} ${stats.mtimeMs} ${stats.ino}\n`);
     source = readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
   }
   const start = process.execArgv.includes('--no-node-snapshot') ? '-no-snapshot' : '';
   const cacheFile = join(dir, `${basename(file)}-${process.version}-${process.arch}${start}.v8`);
-  const cachedData = readCache(cacheFile, identity);
+  const cachedData = readCache(cacheFile, header);
   // No importModuleDynamically: the bundle has no import() (scripts/bundle-cli.mjs makes each a require and checks it).
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
     ...(cachedData ? { cachedData } : {}),
   });
-  if (cachedData === undefined || script.cachedDataRejected === true) process.once('exit', () => writeCache(script, dir, cacheFile, identity));
+  if (cachedData === undefined || script.cachedDataRejected === true) process.once('exit', () => writeCache(script, dir, cacheFile, header));
   const module = new Module(file);
   module.filename = file;
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
 }
 
-function readCache(cacheFile: string, identity: string): Buffer | undefined {
+function readCache(cacheFile: string, header: Buffer): Buffer | undefined {
   let fd: number;
   try {
     fd = openSync(cacheFile, 'r');
@@ -56,7 +56,6 @@ function readCache(cacheFile: string, identity: string): Buffer | undefined {
     const stats = fstatSync(fd);
     if (stats.uid !== process.getuid?.() || (stats.mode & 0o022) !== 0) return undefined;
     const data = readFileSync(fd);
-    const header = Buffer.from(identity);
     return data.length > header.length && data.subarray(0, header.length).equals(header) ? data.subarray(header.length) : undefined;
   } catch {
     return undefined;
@@ -65,11 +64,11 @@ function readCache(cacheFile: string, identity: string): Buffer | undefined {
   }
 }
 
-function writeCache(script: Script, dir: string, cacheFile: string, identity: string): void {
+function writeCache(script: Script, dir: string, cacheFile: string, header: Buffer): void {
   const temp = `${cacheFile}.${process.pid}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    writeFileSync(temp, Buffer.concat([Buffer.from(identity), script.createCachedData()]), { mode: 0o600 });
+    writeFileSync(temp, Buffer.concat([header, script.createCachedData()]), { mode: 0o600 });
     renameSync(temp, cacheFile);
   } catch {
     try {
